@@ -1,0 +1,226 @@
+package dev.leasehold.recipes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.Closeable;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.apache.curator.utils.ZKPaths;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(120)
+class FencedLeaderSelectorTest {
+
+    private static final String PATH = "/app/selector";
+
+    private final Deque<Closeable> toClose = new ArrayDeque<>();
+    private TestingServer server;
+    private CuratorFramework observer;
+
+    @BeforeEach
+    void startZooKeeper() throws Exception {
+        server = Zk.server();
+        observer = closeLater(Zk.client(server.getConnectString()));
+    }
+
+    @AfterEach
+    void stopAll() throws Exception {
+        while (!toClose.isEmpty()) {
+            toClose.pop().close();
+        }
+        server.close();
+    }
+
+    private <T extends Closeable> T closeLater(T closeable) {
+        toClose.push(closeable);
+        return closeable;
+    }
+
+    /** Leader work that reports its token and thread, then holds leadership until released or interrupted. */
+    private static final class HeldWork implements FencedLeaderSelectorListener {
+        final BlockingQueue<FencingToken> granted = new LinkedBlockingQueue<>();
+        final BlockingQueue<String> threads = new LinkedBlockingQueue<>();
+        final BlockingQueue<FencingToken> interrupted = new LinkedBlockingQueue<>();
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @Override
+        public void takeLeadership(CuratorFramework client, FencingToken token) {
+            threads.add(Thread.currentThread().getName());
+            granted.add(token);
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                interrupted.add(token);
+            }
+        }
+
+        FencingToken nextGrant() throws InterruptedException {
+            FencingToken token = granted.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(token).as("a grant within %s", Zk.WAIT).isNotNull();
+            return token;
+        }
+    }
+
+    private FencedLeaderSelector selector(CuratorFramework client, String id, FencedLeaderSelectorListener work) {
+        FencedLeaderSelector selector = closeLater(new FencedLeaderSelector(client, PATH, id, work));
+        selector.start();
+        return selector;
+    }
+
+    @Test
+    void tokenIsTheCzxidOfTheLeadersOwnNodeAndWorkRunsOnTheSelectorsThread() throws Exception {
+        CuratorFramework client = closeLater(Zk.client(server.getConnectString()));
+        HeldWork work = new HeldWork();
+        FencedLeaderSelector selector = selector(client, "s-1", work);
+
+        FencingToken token = work.nextGrant();
+
+        assertThat(work.threads.take()).isEqualTo("leasehold-selector-s-1");
+        assertThat(selector.hasLeadership()).isTrue();
+        assertThat(selector.currentToken()).contains(token);
+        assertThat(token.value()).isEqualTo(Zk.czxid(observer, token.path()));
+        assertThat(new String(observer.getData().forPath(token.path()))).isEqualTo("s-1");
+        assertThat(ElectionNodes.lowestChild(observer.getChildren().forPath(PATH), ElectionNodes.SELECTOR_MARKER))
+                .contains(ZKPaths.getNodeFromPath(token.path()));
+        work.release.countDown();
+    }
+
+    /** Two selectors on one client share a session: the id in the node's data tells whose node leads. */
+    @Test
+    void twoSelectorsOnOneClientEachGetTheirOwnNodesToken() throws Exception {
+        CuratorFramework shared = closeLater(Zk.client(server.getConnectString()));
+        HeldWork first = new HeldWork();
+        HeldWork second = new HeldWork();
+        selector(shared, "first", first);
+        FencingToken t1 = first.nextGrant();
+        selector(shared, "second", second);
+        Zk.awaitChildren(observer, PATH, 2);
+        assertThat(second.granted).isEmpty();
+
+        first.release.countDown();
+        FencingToken t2 = second.nextGrant();
+
+        assertThat(t1.participantId()).isEqualTo("first");
+        assertThat(t2.participantId()).isEqualTo("second");
+        assertThat(t2.value()).isGreaterThan(t1.value()).isEqualTo(Zk.czxid(observer, t2.path()));
+        assertThat(new String(observer.getData().forPath(t2.path()))).isEqualTo("second");
+        second.release.countDown();
+    }
+
+    @Test
+    void tokensIncreaseAcrossRequeuedLeaders() throws Exception {
+        AtomicReference<FencingToken> last = new AtomicReference<>();
+        BlockingQueue<FencingToken> grants = new LinkedBlockingQueue<>();
+        FencedLeaderSelectorListener brief = (client, token) -> grants.add(token);
+        for (int i = 0; i < 3; i++) {
+            FencedLeaderSelector s = closeLater(new FencedLeaderSelector(
+                    closeLater(Zk.client(server.getConnectString())), PATH, "s-" + i, brief));
+            s.autoRequeue();
+            s.start();
+        }
+        for (int i = 0; i < 12; i++) {
+            FencingToken token = grants.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(token).isNotNull();
+            if (last.get() != null) {
+                assertThat(token.value()).isGreaterThan(last.get().value());
+            }
+            last.set(token);
+        }
+    }
+
+    /**
+     * Timeline: A leads and holds its work; A's connection goes silent; at SUSPENDED A's token is withdrawn and its
+     * work thread interrupted; the server expires A's session; B leads with a higher token.
+     */
+    @Test
+    void serverSideExpiryInterruptsTheLeadersWork() throws Exception {
+        TcpProxy proxy = closeLater(TcpProxy.to(server.getConnectString()));
+        CuratorFramework a = closeLater(Zk.client(proxy.connectString()));
+        CuratorFramework b = closeLater(Zk.client(server.getConnectString()));
+        HeldWork workA = new HeldWork();
+        HeldWork workB = new HeldWork();
+        FencedLeaderSelector selA = selector(a, "a", workA);
+        FencingToken tA = workA.nextGrant();
+        selector(b, "b", workB);
+        Zk.awaitChildren(observer, PATH, 2);
+
+        proxy.silence();
+        assertThat(workA.interrupted.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(tA);
+        assertThat(selA.currentToken()).isEmpty();
+        assertThat(selA.hasLeadership()).isFalse();
+        FencingToken tB = workB.nextGrant();
+        assertThat(tB.value()).isGreaterThan(tA.value());
+        proxy.resume();
+        workB.release.countDown();
+    }
+
+    @Test
+    void workThatThrowsIsLoggedAndTheSelectorCarriesOn() throws Exception {
+        CuratorFramework client = closeLater(Zk.client(server.getConnectString()));
+        BlockingQueue<FencingToken> grants = new LinkedBlockingQueue<>();
+        FencedLeaderSelector selector = closeLater(new FencedLeaderSelector(client, PATH, "thrower", (c, token) -> {
+            grants.add(token);
+            throw new IllegalStateException("leader work that throws (expected in this test)");
+        }));
+        selector.autoRequeue();
+        selector.start();
+
+        FencingToken first = grants.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        FencingToken second = grants.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(first).isNotNull();
+        assertThat(second).isNotNull();
+        assertThat(second.value()).isGreaterThan(first.value());
+    }
+
+    @Test
+    void interruptLeadershipEndsTheGrantAndCloseIsIdempotent() throws Exception {
+        CuratorFramework client = closeLater(Zk.client(server.getConnectString()));
+        HeldWork work = new HeldWork();
+        FencedLeaderSelector selector = selector(client, "s", work);
+        FencingToken token = work.nextGrant();
+
+        selector.interruptLeadership();
+
+        assertThat(work.interrupted.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(token);
+        assertThat(selector.currentToken()).isEmpty();
+        Zk.awaitDeleted(observer, token.path());
+        selector.close();
+        selector.close();
+        assertThat(selector.hasLeadership()).isFalse();
+    }
+
+    /** close() interrupts the work and waits for it; the node is released only after the work returned. */
+    @Test
+    void closeStopsTheWorkBeforeReleasingTheNode() throws Exception {
+        CuratorFramework client = closeLater(Zk.client(server.getConnectString()));
+        AtomicReference<Boolean> nodeExistedWhenWorkEnded = new AtomicReference<>();
+        BlockingQueue<FencingToken> grants = new LinkedBlockingQueue<>();
+        FencedLeaderSelector selector = closeLater(new FencedLeaderSelector(client, PATH, "s", (c, token) -> {
+            grants.add(token);
+            try {
+                new CountDownLatch(1).await();
+            } finally {
+                Thread.interrupted(); // the work was interrupted; clear the flag so the check below can run
+                nodeExistedWhenWorkEnded.set(observer.checkExists().forPath(token.path()) != null);
+            }
+        }));
+        selector.start();
+        FencingToken token = grants.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(token).isNotNull();
+
+        selector.close();
+
+        assertThat(nodeExistedWhenWorkEnded.get()).isTrue();
+        Zk.awaitDeleted(observer, token.path());
+    }
+}
