@@ -1,0 +1,15 @@
+package dev.leasehold.store;
+
+/** The root of every exception the fenced store throws. Unchecked. */
+public class FencingException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    public FencingException(String message) {
+        super(message);
+    }
+
+    public FencingException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,175 @@
+package dev.leasehold.store;
+
+import dev.leasehold.store.internal.Args;
+import dev.leasehold.store.internal.Jdbc;
+import dev.leasehold.store.internal.SqlDialect;
+import dev.leasehold.store.internal.StoreContext;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * One run per (job, time slot) across any number of replicas, with a recovery sweep and catch-up.
+ *
+ * <ul>
+ *   <li>{@link #tryClaim}: an insert-if-absent on the primary key (job, slot). Of any number of concurrent calls for
+ *       one slot exactly one wins; the others get {@code Optional.empty()} (no exception, on any database).</li>
+ *   <li>{@link #sweep}: takes over running slots whose lease expired (database clock), raising their fence, so the
+ *       slow original runner's {@link #complete} is rejected. Sweepers lock with {@code SKIP LOCKED}: two sweepers
+ *       never take the same slot.</li>
+ *   <li>{@link #missingSlots}: the slots on the period grid that nobody claimed (a deploy gap), for catch-up.</li>
+ *   <li>{@link #complete} is conditional on the fence. The result is stored per (job, slot), so running a slot again
+ *       is idempotent: a second claim of a done slot loses.</li>
+ * </ul>
+ * "Exactly once" is really at-least-once plus idempotence per slot: a slow runner may still be running beside the
+ * sweeper; only one of them can complete. Make the lease longer than the p99.9 run time, or {@link #renew} it.
+ */
+public final class SlotRuns {
+
+    /** How many slots {@link #missingSlots} may examine in one call. */
+    public static final int MAX_SLOTS_PER_SCAN = 100_000;
+
+    private static final String RUNNING = "running";
+    private static final String DONE = "done";
+
+    private final StoreContext context;
+
+    public SlotRuns(DataSource ds) {
+        this(ds, StoreConfig.defaults());
+    }
+
+    public SlotRuns(DataSource ds, StoreConfig config) {
+        this.context = new StoreContext(ds, config);
+    }
+
+    /** Claims {@code slot} of {@code job} for {@code runner}; empty if someone already has (or had) it. */
+    public Optional<SlotClaim> tryClaim(String job, Instant slot, String runner, Duration lease) {
+        Args.name(job, "job");
+        Args.slot(slot, "slot");
+        Args.name(runner, "runner");
+        long leaseMillis = Args.leaseMillis(lease);
+        boolean won = context.jdbc().withConnection("claiming slot " + slot + " of '" + job + "'", connection -> {
+            SqlDialect sql = context.sql();
+            String insert = sql.insertIfAbsent("INSERT INTO " + sql.tables.slotRuns()
+                    + " (job, slot, runner, status, lease_until, fence, claimed_at) VALUES (?, ?, ?, '" + RUNNING
+                    + "', " + sql.nowPlusMillis() + ", 1, " + sql.now() + ")", "job, slot");
+            try {
+                return Jdbc.oneRow(Jdbc.update(connection, insert, job, slot, runner, leaseMillis), "slot claim");
+            } catch (SQLException e) {
+                if (sql.lostInsertRace(e)) {
+                    return false;
+                }
+                throw e;
+            }
+        });
+        return won ? Optional.of(new SlotClaim(job, slot, runner, 1)) : Optional.empty();
+    }
+
+    /** Takes over, for {@code runner}, every running slot of {@code job} whose lease expired. */
+    public List<SlotClaim> sweep(String job, String runner, Duration lease) {
+        Args.name(job, "job");
+        Args.name(runner, "runner");
+        long leaseMillis = Args.leaseMillis(lease);
+        return context.jdbc().inTransaction("sweeping expired slots of '" + job + "'", tx -> {
+            SqlDialect sql = context.sql();
+            String table = sql.tables.slotRuns();
+            String expired = "job = ? AND status = '" + RUNNING + "' AND lease_until < " + sql.now();
+            String takeOver = sql.returning("UPDATE " + table + " SET runner = ?, lease_until = "
+                    + sql.nowPlusMillis() + ", fence = fence + 1 WHERE " + expired + " AND (job, slot) IN (SELECT job,"
+                    + " slot FROM " + table + " WHERE " + expired + " FOR UPDATE SKIP LOCKED)",
+                    "job, slot, runner, fence");
+            return Jdbc.query(tx, takeOver, row -> new SlotClaim(row.getString("job"), Jdbc.instant(row, "slot"),
+                    row.getString("runner"), row.getLong("fence")), runner, leaseMillis, job, job);
+        });
+    }
+
+    /**
+     * The slots in {@code [from, to)} on the grid of {@code period} (multiples of it since the epoch) that were never
+     * claimed, oldest first.
+     */
+    public List<Instant> missingSlots(String job, Instant from, Instant to, Duration period) {
+        Args.name(job, "job");
+        Args.slot(from, "from");
+        Args.slot(to, "to");
+        Args.notNull(period, "period");
+        if (period.isNegative() || period.isZero() || period.toNanos() % 1_000_000 != 0) {
+            throw new IllegalArgumentException("period must be a positive whole number of milliseconds, was " + period);
+        }
+        long step = period.toMillis();
+        if (from.isAfter(to)) {
+            throw new IllegalArgumentException("from (" + from + ") must not be after to (" + to + ")");
+        }
+        for (Instant bound : List.of(from, to)) {
+            if (Math.floorMod(bound.toEpochMilli(), step) != 0) {
+                throw new IllegalArgumentException(bound + " is not on the grid of " + period + " (slots are "
+                        + "multiples of the period since 1970-01-01T00:00Z)");
+            }
+        }
+        long slots = (to.toEpochMilli() - from.toEpochMilli()) / step;
+        if (slots > MAX_SLOTS_PER_SCAN) {
+            throw new IllegalArgumentException("[" + from + ", " + to + ") holds " + slots + " slots of " + period
+                    + "; scan at most " + MAX_SLOTS_PER_SCAN + " at a time");
+        }
+        Set<Instant> claimed = new HashSet<>(context.jdbc().withConnection("scanning slots of '" + job + "'",
+                connection -> Jdbc.query(connection, "SELECT slot FROM " + context.sql().tables.slotRuns()
+                        + " WHERE job = ? AND slot >= ? AND slot < ?", row -> Jdbc.instant(row, "slot"), job, from,
+                        to)));
+        List<Instant> missing = new ArrayList<>();
+        for (long at = from.toEpochMilli(); at < to.toEpochMilli(); at += step) {
+            Instant slot = Instant.ofEpochMilli(at);
+            if (!claimed.contains(slot)) {
+                missing.add(slot);
+            }
+        }
+        return missing;
+    }
+
+    /** Extends the lease from now (database clock) if {@code claim} is still current; false if it was swept. */
+    public boolean renew(SlotClaim claim, Duration lease) {
+        Args.notNull(claim, "claim");
+        long leaseMillis = Args.leaseMillis(lease);
+        return context.jdbc().withConnection("renewing slot " + claim.slot() + " of '" + claim.job() + "'",
+                connection -> {
+                    SqlDialect sql = context.sql();
+                    return Jdbc.oneRow(Jdbc.update(connection, "UPDATE " + sql.tables.slotRuns() + " SET lease_until = "
+                            + sql.nowPlusMillis() + " WHERE job = ? AND slot = ? AND fence = ? AND status = '" + RUNNING
+                            + "'", leaseMillis, claim.job(), claim.slot(), claim.fence()), "slot renew");
+                });
+    }
+
+    /**
+     * Records the slot's result, if {@code claim} is still current.
+     *
+     * @return false if the claim is stale (the slot was swept to another runner, or is already done)
+     */
+    public boolean complete(SlotClaim claim, String result) {
+        Args.notNull(claim, "claim");
+        Args.notNull(result, "result");
+        return context.jdbc().withConnection("completing slot " + claim.slot() + " of '" + claim.job() + "'",
+                connection -> {
+                    SqlDialect sql = context.sql();
+                    return Jdbc.oneRow(Jdbc.update(connection, "UPDATE " + sql.tables.slotRuns() + " SET status = '"
+                            + DONE + "', result = ?, completed_at = " + sql.now() + " WHERE job = ? AND slot = ?"
+                            + " AND fence = ? AND status = '" + RUNNING + "'", result, claim.job(), claim.slot(),
+                            claim.fence()), "slot complete");
+                });
+    }
+
+    /** The slot run as stored, or empty if the slot was never claimed. */
+    public Optional<SlotState> state(String job, Instant slot) {
+        Args.name(job, "job");
+        Args.slot(slot, "slot");
+        return context.jdbc().withConnection("reading slot " + slot + " of '" + job + "'", connection ->
+                Jdbc.query(connection, "SELECT job, slot, runner, status, fence, result FROM "
+                        + context.sql().tables.slotRuns() + " WHERE job = ? AND slot = ?",
+                        row -> new SlotState(row.getString("job"), Jdbc.instant(row, "slot"), row.getString("runner"),
+                                row.getString("status"), row.getLong("fence"), row.getString("result")),
+                        job, slot)).stream().findFirst();
+    }
+}

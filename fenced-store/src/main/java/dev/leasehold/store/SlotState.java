@@ -1,0 +1,6 @@
+package dev.leasehold.store;
+
+import java.time.Instant;
+
+/** A slot run as stored: {@code status} is {@code running} or {@code done}. */
+public record SlotState(String job, Instant slot, String runner, String status, long fence, String result) {}

@@ -1,0 +1,61 @@
+package dev.leasehold.store.internal;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/** Checks at the door: a clear IllegalArgumentException before anything touches the database. */
+public final class Args {
+
+    public static final int MAX_NAME = 200;
+    /** Leases longer than this are surely a unit mistake. */
+    public static final Duration MAX_LEASE = Duration.ofDays(7);
+
+    private Args() {}
+
+    public static <T> T notNull(T value, String name) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
+        return value;
+    }
+
+    public static String name(String value, String name) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException(name + " must be a non-blank string, was "
+                    + (value == null ? "null" : "'" + value + "'"));
+        }
+        if (value.length() > MAX_NAME) {
+            throw new IllegalArgumentException(name + " must be at most " + MAX_NAME + " characters, was "
+                    + value.length());
+        }
+        return value;
+    }
+
+    public static long token(long token, String name) {
+        if (token < 0) {
+            throw new IllegalArgumentException(name + " must be 0 or more, was " + token);
+        }
+        return token;
+    }
+
+    /** A lease in whole milliseconds, at least 1 ms and at most {@link #MAX_LEASE}. */
+    public static long leaseMillis(Duration lease) {
+        notNull(lease, "lease");
+        if (lease.isNegative() || lease.isZero() || lease.compareTo(MAX_LEASE) > 0) {
+            throw new IllegalArgumentException("lease must be positive and at most " + MAX_LEASE + ", was " + lease);
+        }
+        if (lease.toNanos() % 1_000_000 != 0) {
+            throw new IllegalArgumentException("lease must be whole milliseconds, was " + lease);
+        }
+        return lease.toMillis();
+    }
+
+    /** A slot instant with millisecond precision (what every database stores exactly). */
+    public static Instant slot(Instant slot, String name) {
+        notNull(slot, name);
+        if (slot.getNano() % 1_000_000 != 0) {
+            throw new IllegalArgumentException(name + " must have millisecond precision, was " + slot);
+        }
+        return slot;
+    }
+}

@@ -1,0 +1,72 @@
+package dev.leasehold.store.internal;
+
+import dev.leasehold.store.Database;
+import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.StoreException;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** What every store class shares: the JDBC helper and the dialect, detected on first use and then kept. */
+public final class StoreContext {
+
+    private static final Logger log = LoggerFactory.getLogger(StoreContext.class);
+    private static final Set<String> logged = ConcurrentHashMap.newKeySet();
+
+    private final StoreConfig config;
+    private final Jdbc jdbc;
+    private volatile SqlDialect dialect;
+
+    public StoreContext(DataSource dataSource, StoreConfig config) {
+        Args.notNull(dataSource, "dataSource");
+        this.config = Args.notNull(config, "config");
+        this.jdbc = new Jdbc(dataSource, this::detectOn);
+        config.forcedDatabase().ifPresent(db -> dialect = SqlDialect.of(db, new Tables(config.tablePrefix())));
+    }
+
+    public Jdbc jdbc() {
+        return jdbc;
+    }
+
+    /** The dialect; known once any connection was opened through {@link #jdbc()}. */
+    public SqlDialect sql() {
+        SqlDialect current = dialect;
+        if (current == null) {
+            throw new IllegalStateException("the dialect is detected on the first connection; use sql() inside jdbc()");
+        }
+        return current;
+    }
+
+    /** Detects the dialect from the connection in hand (never a second connection: a pool of one must suffice). */
+    private void detectOn(Connection connection) throws SQLException {
+        if (dialect != null) {
+            return;
+        }
+        DatabaseMetaData meta = connection.getMetaData();
+        String product = meta.getDatabaseProductName();
+        Database database = fromProductName(product);
+        if (logged.add(product + " " + meta.getDatabaseProductVersion())) {
+            log.info("fenced store: {} {} detected, speaking the {} dialect", product,
+                    meta.getDatabaseProductVersion(), database);
+        }
+        dialect = SqlDialect.of(database, new Tables(config.tablePrefix()));
+    }
+
+    static Database fromProductName(String product) {
+        String name = product == null ? "" : product.toLowerCase(Locale.ROOT);
+        if (name.contains("postgresql")) {
+            return Database.POSTGRESQL;
+        }
+        if (name.equals("h2")) {
+            return Database.H2;
+        }
+        throw new StoreException("the fenced store speaks PostgreSQL and H2, not '" + product
+                + "'; set StoreConfig.withDatabase(...) only if this database is compatible with one of them");
+    }
+}

@@ -1,0 +1,21 @@
+package dev.leasehold.store.internal;
+
+/** Table names, built from a prefix that {@link dev.leasehold.store.StoreConfig} validated. */
+public record Tables(String prefix) {
+
+    public String fence() {
+        return prefix + "fence";
+    }
+
+    public String fenceRebase() {
+        return prefix + "fence_rebase";
+    }
+
+    public String batches() {
+        return prefix + "batches";
+    }
+
+    public String slotRuns() {
+        return prefix + "slot_runs";
+    }
+}
