@@ -118,9 +118,13 @@ public final class FenceGate {
             SqlDialect sql = context.sql();
             List<Long> before = Jdbc.query(tx, "SELECT token FROM " + sql.tables.fence()
                     + " WHERE resource = ? FOR UPDATE", row -> row.getLong(1), resource);
-            if (!Jdbc.oneRow(Jdbc.update(tx, "UPDATE " + sql.tables.fence() + " SET token = ?, updated_at = "
-                    + sql.now() + " WHERE resource = ?", newToken, resource), "rebase")) {
-                insertMark(tx, resource, newToken);
+            String set = "UPDATE " + sql.tables.fence() + " SET token = ?, updated_at = " + sql.now()
+                    + " WHERE resource = ?";
+            if (!Jdbc.oneRow(Jdbc.update(tx, set, newToken, resource), "rebase")
+                    && !insertMark(tx, resource, newToken)
+                    && !Jdbc.oneRow(Jdbc.update(tx, set, newToken, resource), "rebase")) {
+                throw new IllegalStateException("the fence row of '" + resource + "' could be neither inserted nor"
+                        + " updated: a bug");
             }
             Jdbc.update(tx, "INSERT INTO " + sql.tables.fenceRebase()
                     + " (resource, old_token, new_token, operator, reason, rebased_at) VALUES (?, "

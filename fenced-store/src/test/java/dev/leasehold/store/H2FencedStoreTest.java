@@ -11,10 +11,17 @@ import org.h2.jdbcx.JdbcDataSource;
 class H2FencedStoreTest extends FencedStoreContract {
 
     private static final JdbcDataSource H2 = new JdbcDataSource();
+    private static final JdbcDataSource IMPATIENT = new JdbcDataSource();
 
     static {
-        // LOCK_TIMEOUT: a lock wait longer than 1 s fails the statement.
-        H2.setURL("jdbc:h2:mem:fenced-contract;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=1000");
+        // LOCK_TIMEOUT: a lock wait longer than this fails the statement.
+        H2.setURL("jdbc:h2:mem:fenced-contract;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000");
+        IMPATIENT.setURL("jdbc:h2:mem:fenced-contract;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=1");
+    }
+
+    @Override
+    protected DataSource impatientDataSource() {
+        return IMPATIENT;
     }
 
     @Override

@@ -19,12 +19,14 @@ class PostgresFencedStoreTest extends FencedStoreContract {
 
     private static EmbeddedPostgres postgres;
     private static DataSource dataSource;
+    private static DataSource impatient;
 
     @BeforeAll
     static void startPostgres() throws IOException {
         postgres = EmbeddedPostgresSupport.start();
-        // lock_timeout: a lock wait longer than 1 s fails the statement.
-        dataSource = postgres.getDatabase("postgres", "postgres", Map.of("options", "-c lock_timeout=1000"));
+        // lock_timeout: a lock wait longer than this fails the statement.
+        dataSource = postgres.getDatabase("postgres", "postgres", Map.of("options", "-c lock_timeout=10000"));
+        impatient = postgres.getDatabase("postgres", "postgres", Map.of("options", "-c lock_timeout=1"));
     }
 
     @AfterAll
@@ -41,6 +43,11 @@ class PostgresFencedStoreTest extends FencedStoreContract {
             rs.next();
             assertThat(rs.getString(1)).startsWith("17.");
         }
+    }
+
+    @Override
+    protected DataSource impatientDataSource() {
+        return impatient;
     }
 
     @Override

@@ -243,10 +243,10 @@ public final class FencedLeaderLatch implements Closeable {
 
     /** On the recipe's own thread: Curator says we lead; verify and read the token, then grant. */
     private void onCuratorLeader() {
+        Grant observed = grant.get(); // before the lifecycle check: a close() after it bumps the generation
         if (lifecycle.get() != Lifecycle.STARTED) {
             return;
         }
-        Grant observed = grant.get();
         ElectionNodes.Read read = null;
         for (int attempt = 0; attempt < VERIFY_ATTEMPTS && latch.hasLeadership(); attempt++) {
             String path = latch.getLastPathIsLeader();
@@ -315,7 +315,11 @@ public final class FencedLeaderLatch implements Closeable {
         FencingToken lost = current.token();
         if (lost != null) {
             log.info("[{}] token {} withdrawn: {}", participantId, lost.value(), why);
-            runOnEventsThread(() -> notifyListeners(l -> l.leadershipLost(lost), lost));
+            if (Thread.currentThread() == eventsThread) {
+                notifyListeners(l -> l.leadershipLost(lost), lost); // in order, before any grant queued behind us
+            } else {
+                runOnEventsThread(() -> notifyListeners(l -> l.leadershipLost(lost), lost));
+            }
         }
     }
 
@@ -327,7 +331,9 @@ public final class FencedLeaderLatch implements Closeable {
             Runnable safeCall = () -> {
                 try {
                     call.accept(registration.listener());
-                } catch (RuntimeException e) {
+                } catch (VirtualMachineError e) {
+                    throw e;
+                } catch (Throwable e) {
                     log.error("[{}] listener {} threw for token {}", participantId, registration.listener(),
                             token.value(), e);
                 }

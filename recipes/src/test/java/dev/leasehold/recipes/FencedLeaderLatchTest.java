@@ -209,7 +209,17 @@ class FencedLeaderLatchTest {
                     }
                 });
                 latch.addListener(rec);
-                latch.start();
+                java.io.PrintStream stderr = System.err;
+                java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
+                System.setErr(new java.io.PrintStream(logged, true, java.nio.charset.StandardCharsets.UTF_8));
+                try {
+                    latch.start(); // slf4j-simple writes to the current System.err
+                } finally {
+                    System.setErr(stderr);
+                }
+                assertThat(logged.toString(java.nio.charset.StandardCharsets.UTF_8))
+                        .as("one WARN at start").containsOnlyOnce("WARN")
+                        .contains("[a]").contains("only the resource's token check");
                 FencingToken token = rec.nextAcquired();
 
                 proxy.cut();

@@ -199,6 +199,43 @@ class FencedLeaderSelectorTest {
         assertThat(selector.hasLeadership()).isFalse();
     }
 
+    /** With 10 selectors, a leader change delivers one watch notification in all: to the next in line. */
+    @Test
+    void leaderChangeWakesExactlyOneFollower() throws Exception {
+        int n = 10;
+        java.util.List<TcpProxy> proxies = new java.util.ArrayList<>();
+        java.util.List<CuratorFramework> clients = new java.util.ArrayList<>();
+        java.util.List<HeldWork> works = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            TcpProxy proxy = closeLater(TcpProxy.to(server.getConnectString()));
+            proxies.add(proxy);
+            CuratorFramework client = closeLater(Zk.client(proxy.connectString()));
+            clients.add(client);
+            HeldWork work = new HeldWork();
+            works.add(work);
+            selector(client, "s-" + i, work);
+            Zk.awaitChildren(observer, PATH, i + 1);
+        }
+        FencingToken first = works.get(0).nextGrant();
+        for (int i = 1; i < n; i++) {
+            assertThat(proxies.get(i).awaitWatchRequests(PATH, 1, Zk.WAIT)).as("s-%d watches its predecessor", i)
+                    .isTrue();
+        }
+        long before = proxies.stream().mapToLong(TcpProxy::watchNotifications).sum();
+
+        works.get(0).release.countDown();
+        FencingToken second = works.get(1).nextGrant();
+        for (CuratorFramework client : clients) {
+            client.checkExists().forPath("/"); // a round trip: any notification sent earlier has crossed the proxy
+        }
+
+        assertThat(second.value()).isGreaterThan(first.value());
+        assertThat(proxies.stream().mapToLong(TcpProxy::watchNotifications).sum() - before)
+                .as("watch notifications for one leader change among %d selectors", n).isEqualTo(1);
+        assertThat(proxies.get(1).watchNotifications()).isEqualTo(1);
+        works.forEach(w -> w.release.countDown());
+    }
+
     /** close() interrupts the work and waits for it; the node is released only after the work returned. */
     @Test
     void closeStopsTheWorkBeforeReleasingTheNode() throws Exception {

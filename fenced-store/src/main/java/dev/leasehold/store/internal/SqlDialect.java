@@ -228,10 +228,11 @@ public abstract class SqlDialect {
         private static final int PAGE = 16;
 
         /**
-         * H2 locks every row a FOR UPDATE query reads, before applying FETCH FIRST: one locking query for the oldest
-         * row would lock them all and starve the other claimers. So read candidates without locks, then lock them one
-         * at a time by primary key with SKIP LOCKED (re-checking that each is still claimable), and update the first
-         * one locked. Still no claimer waits on another.
+         * H2 locks every row a FOR UPDATE query reads, before applying FETCH FIRST and even when the row then fails
+         * the WHERE: one locking query for the oldest row would lock them all and make finishers wait. So candidates
+         * are read without locks, then locked one at a time by primary key with SKIP LOCKED; a candidate that is no
+         * longer claimable (another claimer took it meanwhile) is released at once with a rollback, so its owner's
+         * finish does not wait behind us. Still no claimer waits on another.
          */
         @Override
         public Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis) throws SQLException {
@@ -241,11 +242,15 @@ public abstract class SqlDialect {
                         + claimable() + " AND seq > ? ORDER BY seq FETCH FIRST " + PAGE + " ROWS ONLY",
                         row -> new Candidate(row.getString("id"), row.getLong("seq")), after);
                 for (Candidate candidate : page) {
-                    List<String> locked = Jdbc.query(tx, "SELECT id FROM " + tables.batches() + " WHERE id = ? AND "
-                            + claimable() + " FOR UPDATE SKIP LOCKED", row -> row.getString(1), candidate.id());
-                    if (!locked.isEmpty()) {
+                    List<Boolean> locked = Jdbc.query(tx, "SELECT " + claimable() + " AS claimable FROM "
+                            + tables.batches() + " WHERE id = ? FOR UPDATE SKIP LOCKED", row -> row.getBoolean(1),
+                            candidate.id());
+                    if (!locked.isEmpty() && locked.get(0)) {
                         return single(Jdbc.query(tx, claimUpdate("?"), SqlDialect::claimRow, owner, leaseMillis,
                                 candidate.id()));
+                    }
+                    if (!locked.isEmpty()) {
+                        tx.rollback(); // we locked a row another claimer just took: let go of it at once
                     }
                 }
                 if (page.size() < PAGE) {
