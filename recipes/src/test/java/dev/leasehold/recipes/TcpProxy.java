@@ -24,7 +24,7 @@ import org.apache.zookeeper.ZooDefs;
  * client (replies with xid -1) and requests sent by the client (xid &gt;= 0; pings, auth and set-watches have
  * negative xids).
  */
-final class TcpProxy implements Closeable {
+public final class TcpProxy implements Closeable {
 
     private static final int NOTIFICATION_XID = -1;
     private static final int MAX_FRAME = 64 * 1024 * 1024;
@@ -44,7 +44,7 @@ final class TcpProxy implements Closeable {
     private volatile boolean silent;
     private volatile boolean closed;
 
-    TcpProxy(String targetHost, int targetPort) throws IOException {
+    public TcpProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -54,42 +54,42 @@ final class TcpProxy implements Closeable {
     }
 
     /** A proxy to the first server of a ZooKeeper connect string such as {@code 127.0.0.1:2181}. */
-    static TcpProxy to(String connectString) throws IOException {
+    public static TcpProxy to(String connectString) throws IOException {
         String first = connectString.split(",")[0];
         int colon = first.lastIndexOf(':');
         return new TcpProxy(first.substring(0, colon), Integer.parseInt(first.substring(colon + 1)));
     }
 
-    String connectString() {
+    public String connectString() {
         return listener.getInetAddress().getHostAddress() + ":" + listener.getLocalPort();
     }
 
     /** From now on nothing crosses the proxy, in either direction. */
-    void silence() {
+    public void silence() {
         silent = true;
     }
 
     /** Lets bytes cross again, after cutting the connections that were silenced. */
-    void resume() {
+    public void resume() {
         silent = false;
         closeConnections();
     }
 
     /** Cuts every open connection (the client sees a disconnect at once and reconnects through the proxy). */
-    void cut() {
+    public void cut() {
         closeConnections();
     }
 
-    long watchNotifications() {
+    public long watchNotifications() {
         return notifications.get();
     }
 
-    long requests() {
+    public long requests() {
         return requests.get();
     }
 
     /** Requests sent by the client that name a path containing {@code fragment} (multi included). */
-    long requests(String fragment) {
+    public long requests(String fragment) {
         byte[] needle = fragment.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         return requestFrames.stream().filter(frame -> contains(frame, needle)).count();
     }
@@ -108,7 +108,7 @@ final class TcpProxy implements Closeable {
     }
 
     /** Waits until the client has sent at least {@code n} requests in all; false on timeout. */
-    boolean awaitRequests(long n, java.time.Duration timeout) throws InterruptedException {
+    public boolean awaitRequests(long n, java.time.Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (requestSeen) {
             while (requests.get() < n) {
@@ -126,12 +126,12 @@ final class TcpProxy implements Closeable {
      * Reads (exists, getData, getChildren) sent by the client with the watch flag set, on paths that start with
      * {@code prefix} (Curator itself watches {@code /zookeeper/config}).
      */
-    long watchRequests(String prefix) {
+    public long watchRequests(String prefix) {
         return watchedPaths.stream().filter(path -> path.startsWith(prefix)).count();
     }
 
     /** Waits until the client has sent at least {@code n} watching reads under {@code prefix}; false on timeout. */
-    boolean awaitWatchRequests(String prefix, long n, java.time.Duration timeout) throws InterruptedException {
+    public boolean awaitWatchRequests(String prefix, long n, java.time.Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (requestSeen) {
             while (watchRequests(prefix) < n) {

@@ -1,0 +1,270 @@
+package dev.leasehold.scenarios;
+
+import dev.leasehold.recipes.TcpProxy;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.h2.jdbcx.JdbcDataSource;
+import org.h2.tools.Server;
+
+/**
+ * Where the scenarios run: an in-process ZooKeeper (curator-test's TestingServer, with a 100 ms tick so sessions
+ * expire in seconds) and in-memory H2 by default, or a real ensemble ({@code --zk}) and database ({@code --jdbc}).
+ * Closes everything it started.
+ */
+public final class Env implements AutoCloseable {
+
+    public static final int TICK_MS = 100;
+    /** Requested session timeout; a real ensemble may negotiate it up (at least 2 of its ticks). */
+    public static final int SESSION_MS = 1_500;
+    private static final int CONNECT_WAIT_SECONDS = 5;
+
+    private final PrintStream out;
+    private final long seed;
+    private final TestingServer embeddedZk;
+    private final String zkConnect;
+    private final String jdbcUrl;
+    private final String user;
+    private final String password;
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private final AtomicInteger runs = new AtomicInteger();
+    /** Distinguishes this environment's tables and in-memory databases from any earlier run's. */
+    private final String id = Long.toString(java.util.concurrent.ThreadLocalRandom.current().nextLong(1_679_616L), 36)
+            + NEXT_ID.incrementAndGet();
+    private final List<JdbcDataSource> h2Databases = new ArrayList<>();
+    private static final AtomicInteger NEXT_ID = new AtomicInteger();
+    private Server h2TcpServer;
+
+    private Env(PrintStream out, long seed, TestingServer embeddedZk, String zkConnect, String jdbcUrl, String user,
+                String password) {
+        this.out = out;
+        this.seed = seed;
+        this.embeddedZk = embeddedZk;
+        this.zkConnect = zkConnect;
+        this.jdbcUrl = jdbcUrl;
+        this.user = user;
+        this.password = password;
+    }
+
+    /**
+     * @param zk   a ZooKeeper connect string, or null for an embedded server
+     * @param jdbc a JDBC URL, or null for in-memory H2
+     * @throws EnvException if ZooKeeper or the database cannot be reached
+     */
+    public static Env start(String zk, String jdbc, String user, String password, long seed, PrintStream out) {
+        TestingServer server = null;
+        String connect = zk;
+        if (zk == null) {
+            try {
+                server = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, TICK_MS, -1), true);
+                connect = server.getConnectString();
+            } catch (Exception e) {
+                throw new EnvException("could not start the embedded ZooKeeper: " + e.getMessage(), e);
+            }
+        }
+        Env env = new Env(out, seed, server, connect, jdbc, user, password);
+        try {
+            env.client(connect).close();
+            if (jdbc != null) {
+                try (Connection c = env.dataSource("probe").getConnection()) {
+                    c.isValid(CONNECT_WAIT_SECONDS);
+                } catch (SQLException e) {
+                    throw new EnvException("cannot reach the database at " + jdbc + ": " + e.getMessage(), e);
+                }
+            }
+        } catch (RuntimeException e) {
+            env.close();
+            throw e;
+        }
+        return env;
+    }
+
+    public PrintStream out() {
+        return out;
+    }
+
+    public long seed() {
+        return seed;
+    }
+
+    /** A random source for one scenario, from the run's seed. */
+    public Random random(String scenario) {
+        return new Random(seed * 31 + scenario.hashCode());
+    }
+
+    public String zkConnect() {
+        return zkConnect;
+    }
+
+    public boolean embeddedZooKeeper() {
+        return embeddedZk != null;
+    }
+
+    public String describe() {
+        return "ZooKeeper " + (embeddedZk != null ? "embedded (TestingServer, tick " + TICK_MS + " ms) at " + zkConnect
+                : "at " + zkConnect) + ", database " + (jdbcUrl == null ? "H2 in memory" : jdbcUrl);
+    }
+
+    /** A started client with the scenarios' session timeout, connected within 5 s. */
+    public CuratorFramework client(String connectString) {
+        CuratorFramework client = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs(SESSION_MS)
+                .connectionTimeoutMs(SESSION_MS)
+                .retryPolicy(new RetryNTimes(10, 100))
+                .build();
+        client.start();
+        boolean connected;
+        try {
+            connected = client.blockUntilConnected(CONNECT_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            connected = false;
+        }
+        if (!connected) {
+            client.close();
+            throw new EnvException("cannot reach ZooKeeper at " + connectString + " within " + CONNECT_WAIT_SECONDS
+                    + " s", null);
+        }
+        return client;
+    }
+
+    /** A client whose connection goes through a proxy that the scenario can silence. */
+    public record ProxiedClient(CuratorFramework client, TcpProxy proxy) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            client.close();
+            proxy.close();
+        }
+    }
+
+    public ProxiedClient proxiedClient() {
+        try {
+            TcpProxy proxy = TcpProxy.to(zkConnect);
+            return new ProxiedClient(client(proxy.connectString()), proxy);
+        } catch (IOException e) {
+            throw new EnvException("could not start a TCP proxy to " + zkConnect + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A unique table prefix for one run, so runs never see each other's rows. */
+    public String tablePrefix() {
+        return "lh" + id + "_" + runs.incrementAndGet() + "_";
+    }
+
+    /** In-memory H2 (one database per run name), or the database given with --jdbc. */
+    public DataSource dataSource(String runName) {
+        if (jdbcUrl != null) {
+            return new SimpleDataSource(jdbcUrl, user, password);
+        }
+        JdbcDataSource h2 = new JdbcDataSource();
+        h2.setURL("jdbc:h2:mem:" + id + "_" + runName.replaceAll("[^A-Za-z0-9]", "_")
+                + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000");
+        synchronized (h2Databases) {
+            h2Databases.add(h2);
+        }
+        return h2;
+    }
+
+    /** The JDBC URL other processes use to reach the same database (H2 is served over TCP for them). */
+    public synchronized String jdbcUrlForChildren(String runName) {
+        if (jdbcUrl != null) {
+            return jdbcUrl;
+        }
+        if (h2TcpServer == null) {
+            try (ServerSocket probe = new ServerSocket(0)) {
+                int port = probe.getLocalPort();
+                probe.close();
+                h2TcpServer = Server.createTcpServer("-tcpPort", String.valueOf(port), "-ifNotExists").start();
+            } catch (IOException | SQLException e) {
+                throw new EnvException("could not start H2's TCP server for child processes: " + e.getMessage(), e);
+            }
+        }
+        return "jdbc:h2:tcp://localhost:" + h2TcpServer.getPort() + "/mem:" + id + "_"
+                + runName.replaceAll("[^A-Za-z0-9]", "_") + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
+    }
+
+    public String user() {
+        return user;
+    }
+
+    public String password() {
+        return password;
+    }
+
+    /** Drops a run's tables from a real database (in-memory H2 goes away by itself). Best effort. */
+    public void dropTables(DataSource ds, String prefix) {
+        if (jdbcUrl == null) {
+            return;
+        }
+        try (Connection c = ds.getConnection()) {
+            List<String> tables = new ArrayList<>();
+            DatabaseMetaData meta = c.getMetaData();
+            try (ResultSet rs = meta.getTables(null, null, "%", new String[] {"TABLE"})) {
+                while (rs.next()) {
+                    String name = rs.getString("TABLE_NAME");
+                    if (name.toLowerCase().startsWith(prefix)) {
+                        tables.add(name);
+                    }
+                }
+            }
+            try (Statement s = c.createStatement()) {
+                for (String table : tables) {
+                    s.execute("DROP TABLE IF EXISTS " + table);
+                }
+            }
+        } catch (SQLException e) {
+            out.println("  (could not drop the tables of prefix " + prefix + ": " + e.getMessage() + ")");
+        }
+    }
+
+    public void closeLater(AutoCloseable closeable) {
+        toClose.add(closeable);
+    }
+
+    @Override
+    public void close() {
+        for (AutoCloseable closeable : toClose) {
+            try {
+                closeable.close();
+            } catch (Exception ignored) {
+                // closing everything is best effort
+            }
+        }
+        synchronized (h2Databases) {
+            for (JdbcDataSource h2 : h2Databases) {
+                try (Connection c = h2.getConnection(); Statement s = c.createStatement()) {
+                    s.execute("SHUTDOWN"); // in-memory H2 lives as long as the JVM otherwise
+                } catch (SQLException ignored) {
+                    // already gone
+                }
+            }
+        }
+        if (h2TcpServer != null) {
+            h2TcpServer.shutdown();
+        }
+        if (embeddedZk != null) {
+            try {
+                embeddedZk.close();
+            } catch (IOException ignored) {
+                // temp files are gone with the JVM anyway
+            }
+        }
+    }
+}

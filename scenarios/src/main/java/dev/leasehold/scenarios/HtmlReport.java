@@ -1,0 +1,159 @@
+package dev.leasehold.scenarios;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * One self-contained HTML page (inline SVG and CSS, nothing fetched) with a timeline per run: a lane per instance,
+ * leadership and lease periods labelled with their token, pauses shaded, each write marked accepted (green) or
+ * rejected (red) with its token, problems in orange, and the verdict.
+ */
+final class HtmlReport {
+
+    private static final int WIDTH = 1100;
+    private static final int LEFT = 110;
+    private static final int RIGHT = 20;
+    private static final int LANE = 46;
+    private static final int TOP = 28;
+
+    private HtmlReport() {}
+
+    static void write(Path file, List<RunResult> results, long seed) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Files.writeString(file, render(results, seed), StandardCharsets.UTF_8);
+    }
+
+    static String render(List<RunResult> results, long seed) {
+        StringBuilder html = new StringBuilder();
+        html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+                .append("<title>Leasehold scenarios</title><style>")
+                .append("body{font-family:system-ui,sans-serif;margin:24px;color:#222}")
+                .append("h2{margin-top:36px}.ok{color:#1a7f37}.fail{color:#cf222e}")
+                .append("svg{border:1px solid #ddd;background:#fff}text{font-size:11px}")
+                .append(".legend span{display:inline-block;margin-right:16px}")
+                .append("</style></head><body>\n<h1>Leasehold scenarios</h1>\n<p>Seed ").append(seed)
+                .append(", written ").append(Instant.now()).append(". Times are milliseconds from each run's start.</p>")
+                .append("<p class=\"legend\"><span>&#9632; <b style=\"color:#4a7bd0\">leadership</b></span>")
+                .append("<span><b style=\"color:#e3a23b\">lease / claim</b></span>")
+                .append("<span><b style=\"color:#999\">work</b></span><span><b style=\"color:#777\">pause</b> (hatched)</span>")
+                .append("<span><b style=\"color:#1a7f37\">&#9679; write accepted</b></span>")
+                .append("<span><b style=\"color:#cf222e\">&#10006; write rejected</b></span>")
+                .append("<span><b style=\"color:#e36209\">&#9650; problem</b></span></p>\n");
+        for (RunResult result : results) {
+            html.append("<section class=\"run\" data-scenario=\"").append(escape(result.scenario()))
+                    .append("\" data-run=\"").append(escape(result.title())).append("\">\n<h2>")
+                    .append(escape(result.scenario())).append(": ").append(escape(result.title())).append("</h2>\n");
+            html.append(svg(result.timeline()));
+            html.append("<p class=\"verdict ").append(result.asExpected() ? "ok" : "fail").append("\">")
+                    .append(result.asExpected() ? "&#10004; " : "&#10008; ")
+                    .append(escape(String.join("; ", result.verdicts())));
+            if (!result.asExpected()) {
+                html.append(" (expected: ").append(escape(result.expectation())).append(")");
+            }
+            html.append("</p>\n<details><summary>events</summary><pre>");
+            for (Timeline.Event event : result.timeline().events()) {
+                html.append(String.format("t=%5dms %-10s %s%n", event.atMillis(), escape(event.lane()),
+                        escape(event.text())));
+            }
+            html.append("</pre></details>\n</section>\n");
+        }
+        return html.append("</body></html>\n").toString();
+    }
+
+    private static String svg(Timeline timeline) {
+        List<String> lanes = timeline.lanes();
+        long end = Math.max(1, timeline.endMillis());
+        double scale = (WIDTH - LEFT - RIGHT) / (double) end;
+        int height = TOP + lanes.size() * LANE + 10;
+        StringBuilder svg = new StringBuilder();
+        svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(WIDTH).append("\" height=\"")
+                .append(height).append("\" viewBox=\"0 0 ").append(WIDTH).append(' ').append(height).append("\">\n")
+                .append("<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\"")
+                .append(" patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eee\"/>")
+                .append("<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#999\" stroke-width=\"2\"/></pattern></defs>\n");
+        for (long tick = 0; tick <= end; tick += tickStep(end)) {
+            double x = LEFT + tick * scale;
+            svg.append(String.format("<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>", x, TOP - 6,
+                    x, height - 6)).append(String.format("<text x=\"%.1f\" y=\"14\" fill=\"#888\">%dms</text>%n", x,
+                    tick));
+        }
+        for (int i = 0; i < lanes.size(); i++) {
+            String lane = lanes.get(i);
+            int y = TOP + i * LANE;
+            svg.append("<g class=\"lane\" data-lane=\"").append(escape(lane)).append("\">")
+                    .append(String.format("<text x=\"6\" y=\"%d\" font-weight=\"bold\">%s</text>", y + 26, escape(lane)))
+                    .append(String.format("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ccc\"/>", LEFT,
+                            y + LANE - 2, WIDTH - RIGHT, y + LANE - 2));
+            for (Timeline.Span span : timeline.spans()) {
+                if (span.lane().equals(lane)) {
+                    svg.append(span(span, y, scale, end));
+                }
+            }
+            for (Timeline.Event event : timeline.events()) {
+                if (event.lane().equals(lane)) {
+                    svg.append(event(event, y, scale));
+                }
+            }
+            svg.append("</g>\n");
+        }
+        return svg.append("</svg>\n").toString();
+    }
+
+    private static long tickStep(long end) {
+        for (long step : new long[] {100, 250, 500, 1000, 2000, 5000, 10000, 30000}) {
+            if (end / step <= 12) {
+                return step;
+            }
+        }
+        return 60000;
+    }
+
+    private static String span(Timeline.Span span, int y, double scale, long end) {
+        double x = LEFT + span.fromMillis() * scale;
+        double w = Math.max(2, (Math.min(span.toMillis(), end) - span.fromMillis()) * scale);
+        String title = "<title>" + escape(span.label()) + " (" + span.fromMillis() + "-" + span.toMillis()
+                + " ms)</title>";
+        return switch (span.kind()) {
+            case PAUSE -> String.format("<rect class=\"pause\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\""
+                    + " fill=\"url(#hatch)\" opacity=\"0.8\">%s</rect>", x, y + 2, w, LANE - 6, title);
+            case LEADERSHIP -> String.format("<rect class=\"leadership\" x=\"%.1f\" y=\"%d\" width=\"%.1f\""
+                    + " height=\"14\" fill=\"#4a7bd0\" opacity=\"0.85\">%s</rect><text x=\"%.1f\" y=\"%d\""
+                    + " fill=\"#fff\">%s</text>", x, y + 4, w, title, x + 3, y + 15, escape(span.label()));
+            case LEASE -> String.format("<rect class=\"lease\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"10\""
+                    + " fill=\"#e3a23b\" opacity=\"0.6\">%s</rect><text x=\"%.1f\" y=\"%d\" fill=\"#7a4a00\">%s</text>",
+                    x, y + 6, w, title, x + 2, y + 14, escape(span.label()));
+            case WORK -> String.format("<rect class=\"work\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"6\""
+                    + " fill=\"#999\">%s</rect>", x, y + 20, w, title);
+        };
+    }
+
+    private static String event(Timeline.Event event, int y, double scale) {
+        double x = LEFT + event.atMillis() * scale;
+        String title = "<title>t=" + event.atMillis() + "ms " + escape(event.text()) + "</title>";
+        String token = event.token() == null ? "" : String.valueOf(event.token());
+        return switch (event.kind()) {
+            case WRITE_ACCEPTED -> String.format("<g class=\"write accepted\" data-token=\"%s\"><circle cx=\"%.1f\""
+                    + " cy=\"%d\" r=\"5\" fill=\"#1a7f37\">%s</circle><text x=\"%.1f\" y=\"%d\" fill=\"#1a7f37\">%s"
+                    + "</text></g>", token, x, y + 32, title, x - 4, y + 44, token);
+            case WRITE_REJECTED -> String.format("<g class=\"write rejected\" data-token=\"%s\"><path d=\"M%.1f %d"
+                    + " l10 10 m0 -10 l-10 10\" stroke=\"#cf222e\" stroke-width=\"3\">%s</path><text x=\"%.1f\""
+                    + " y=\"%d\" fill=\"#cf222e\">%s rejected</text></g>", token, x - 5, y + 27, title, x - 4, y + 44,
+                    token);
+            case PROBLEM -> String.format("<path class=\"problem\" d=\"M%.1f %d l6 10 l-12 0 z\" fill=\"#e36209\">%s"
+                    + "</path>", x, y + 26, title);
+            case INFO -> String.format("<circle class=\"info\" cx=\"%.1f\" cy=\"%d\" r=\"3\" fill=\"#555\">%s</circle>",
+                    x, y + 32, title);
+        };
+    }
+
+    static String escape(String text) {
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+}

@@ -1,0 +1,136 @@
+package dev.leasehold.scenarios;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * The scenarios program. With no arguments it runs every scenario on an embedded ZooKeeper and in-memory H2.
+ * Exit codes: 0 every broken run reproduced its incident and every Leasehold run held; 1 something did not hold;
+ * 2 bad usage or an unreachable ZooKeeper or database.
+ */
+@Command(name = "leasehold-scenarios", mixinStandardHelpOptions = true, version = "leasehold-scenarios 0.1.0",
+        description = "Replays the incidents as they happened and with Leasehold, and draws their timelines.",
+        subcommands = {Main.Run.class, Main.ListScenarios.class})
+public final class Main implements Callable<Integer> {
+
+    /** Options shared by the top command and {@code run}. */
+    static final class Options {
+        @Option(names = "--zk", paramLabel = "CONNECT_STRING", description = "a real ZooKeeper ensemble (default: embedded)")
+        String zk;
+        @Option(names = "--jdbc", paramLabel = "URL", description = "a real database, e.g. jdbc:postgresql://host/db (default: H2 in memory)")
+        String jdbc;
+        @Option(names = "--user", description = "database user")
+        String user;
+        @Option(names = "--password", description = "database password")
+        String password;
+        @Option(names = "--report", paramLabel = "FILE.html", description = "where to write the HTML report (default: ./leasehold-report.html)")
+        Path report;
+        @Option(names = "--seed", description = "seed for the scenarios' random choices (default: 42)")
+        Long seed;
+        @Option(names = "--verbose", description = "print stack traces")
+        boolean verbose;
+
+        Options merge(Options parent) {
+            Options merged = new Options();
+            merged.zk = zk != null ? zk : parent.zk;
+            merged.jdbc = jdbc != null ? jdbc : parent.jdbc;
+            merged.user = user != null ? user : parent.user;
+            merged.password = password != null ? password : parent.password;
+            merged.report = report != null ? report : parent.report;
+            merged.seed = seed != null ? seed : parent.seed;
+            merged.verbose = verbose || parent.verbose;
+            return merged;
+        }
+    }
+
+    @Mixin
+    Options options = new Options();
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    private final PrintStream out;
+
+    Main(PrintStream out) {
+        this.out = out;
+    }
+
+    @Override
+    public Integer call() {
+        return new Runner(out).run(Scenarios.all(), options);
+    }
+
+    @Command(name = "run", mixinStandardHelpOptions = true, description = "Runs the named scenarios (all if none).")
+    static final class Run implements Callable<Integer> {
+        @ParentCommand
+        Main parent;
+        @Mixin
+        Options options = new Options();
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+        @Parameters(paramLabel = "NAME", arity = "0..*", description = "scenario names, see 'list'")
+        List<String> names = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            List<Scenario> selected = new ArrayList<>();
+            for (String name : names) {
+                selected.add(Scenarios.byName(name).orElseThrow(() -> new CommandLine.ParameterException(
+                        spec.commandLine(), "unknown scenario '" + name + "'; known: " + Scenarios.names())));
+            }
+            return new Runner(parent.out).run(selected.isEmpty() ? Scenarios.all() : selected,
+                    options.merge(parent.options));
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists the scenarios.")
+    static final class ListScenarios implements Callable<Integer> {
+        @ParentCommand
+        Main parent;
+
+        @Override
+        public Integer call() {
+            for (Scenario scenario : Scenarios.all()) {
+                parent.out.printf("%-16s %s%n", scenario.name(), scenario.summary());
+            }
+            return 0;
+        }
+    }
+
+    /** Runs the program with {@code args}, printing to {@code out} and {@code err}; returns the exit code. */
+    public static int execute(String[] args, PrintStream out, PrintStream err) {
+        Main main = new Main(out);
+        CommandLine cli = new CommandLine(main);
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        cli.setParameterExceptionHandler((ex, arguments) -> {
+            err.println("error: " + ex.getMessage() + " (see --help)");
+            return CommandLine.ExitCode.USAGE;
+        });
+        cli.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            boolean verbose = main.options.verbose || parseResult.hasMatchedOption("--verbose")
+                    || (parseResult.subcommand() != null && parseResult.subcommand().hasMatchedOption("--verbose"));
+            err.println("error: " + ex.getMessage());
+            if (verbose) {
+                ex.printStackTrace(err);
+            }
+            return ex instanceof EnvException ? CommandLine.ExitCode.USAGE : CommandLine.ExitCode.SOFTWARE;
+        });
+        return cli.execute(args);
+    }
+
+    public static void main(String[] args) {
+        System.exit(execute(args, System.out, System.err));
+    }
+}

@@ -1,0 +1,239 @@
+package dev.leasehold.scenarios;
+
+import dev.leasehold.store.FencedSchema;
+import dev.leasehold.store.StoreConfig;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+
+/**
+ * The stale-leader story with real OS processes: three child JVMs ({@link PauseChild}) elect a leader; the leader is
+ * frozen with {@code kill -STOP} for longer than its session timeout (until another child leads and has written),
+ * then thawed with {@code kill -CONT}; its next write carries the old token. Without the gate it lands; with the
+ * gate it is rejected. Linux and macOS only; children are always killed, also when the scenario fails.
+ */
+final class RealPauseScenario implements Scenario {
+
+    static final String NAME = "real-pause";
+    private static final long WAIT_MS = 60_000;
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String summary() {
+        return "the stale leader with real processes: kill -STOP the leader longer than its session, then -CONT";
+    }
+
+    static boolean supported() {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        return (os.contains("linux") || os.contains("mac")) && (new File("/bin/kill").canExecute()
+                || new File("/usr/bin/kill").canExecute());
+    }
+
+    @Override
+    public List<RunResult> run(Env env) throws Exception {
+        if (!supported()) {
+            env.out().println("  real-pause: skipped: it needs kill -STOP / kill -CONT (Linux or macOS); this is "
+                    + System.getProperty("os.name"));
+            return List.of();
+        }
+        return List.of(runWith(env, false), runWith(env, true));
+    }
+
+    /** What the children said so far; one pump thread per child feeds it, the scenario waits on it. */
+    private static final class Children {
+        private final Timeline timeline;
+        private final List<String> joined = new ArrayList<>();
+        private final List<String> leaders = new ArrayList<>();
+        private final Map<String, Long> tokens = new LinkedHashMap<>();
+        private final Map<String, Integer> writes = new LinkedHashMap<>();
+        private final Map<String, String> rejections = new LinkedHashMap<>();
+
+        Children(Timeline timeline) {
+            this.timeline = timeline;
+        }
+
+        synchronized void said(String child, String text) {
+            String[] parts = text.split(" ");
+            switch (parts[0]) {
+                case "JOINED" -> {
+                    joined.add(child);
+                    timeline.info(child, "joined the election (pid " + parts[1] + ")");
+                }
+                case "LEADER" -> {
+                    leaders.add(child);
+                    tokens.put(child, Long.parseLong(parts[1]));
+                    timeline.info(child, "leads with token " + parts[1]);
+                }
+                case "FENCED" -> timeline.accepted(child, "fenced first with token " + parts[1],
+                        Long.parseLong(parts[1]));
+                case "WROTE" -> {
+                    writes.merge(child, 1, Integer::sum);
+                    timeline.accepted(child, "wrote #" + parts[2] + " with token " + parts[1], Long.parseLong(parts[1]));
+                }
+                case "REJECTED" -> {
+                    rejections.put(child, "write with token " + parts[1] + " rejected (highest " + parts[2] + ")");
+                    timeline.rejected(child, "write with token " + parts[1] + " REJECTED: stale, the highest is "
+                            + parts[2], Long.parseLong(parts[1]));
+                }
+                case "LOST" -> timeline.info(child, "leadership lost, token " + parts[1] + " withdrawn");
+                default -> timeline.problem(child, text);
+            }
+            notifyAll();
+        }
+
+        synchronized int writes(String child) {
+            return writes.getOrDefault(child, 0);
+        }
+
+        /** Waits until {@code condition} holds; the children's lines are the events. */
+        synchronized void await(java.util.function.BooleanSupplier condition, String what)
+                throws InterruptedException {
+            long deadline = System.currentTimeMillis() + WAIT_MS;
+            while (!condition.getAsBoolean()) {
+                long left = deadline - System.currentTimeMillis();
+                if (left <= 0) {
+                    throw new IllegalStateException("timed out after " + WAIT_MS + " ms waiting until " + what);
+                }
+                wait(left);
+            }
+        }
+    }
+
+    private RunResult runWith(Env env, boolean fenced) throws Exception {
+        String title = fenced ? "with Leasehold" : "as it happened";
+        env.out().println("-- " + title + ": three child JVMs, the leader frozen with kill -STOP"
+                + (fenced ? ", writes through FenceGate" : ", writes without a token check"));
+        String run = NAME + (fenced ? "-fenced" : "-broken");
+        String url = env.jdbcUrlForChildren(run);
+        DataSource ds = new SimpleDataSource(url, env.user(), env.password());
+        String prefix = env.tablePrefix();
+        FencedSchema.install(ds, StoreConfig.defaults().withTablePrefix(prefix));
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + prefix + "ledger (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+                    + " participant VARCHAR(20) NOT NULL, token BIGINT NOT NULL, seq INT NOT NULL)");
+        }
+        String path = "/leasehold-scenarios/" + prefix + "pause";
+        Timeline timeline = new Timeline(NAME + ": " + title, env.out(), List.of("child-1", "child-2", "child-3"));
+        Children children = new Children(timeline);
+        Map<String, Process> processes = new LinkedHashMap<>();
+        Thread cleanup = new Thread(() -> processes.values().forEach(Process::destroyForcibly));
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        try {
+            for (String child : List.of("child-1", "child-2", "child-3")) {
+                Process process = start(env, url, path, child, prefix, fenced);
+                processes.put(child, process);
+                pipe(child, process, children);
+                children.await(() -> children.joined.contains(child), child + " joins");
+            }
+            children.await(() -> !children.leaders.isEmpty(), "a child leads");
+            String leader = children.leaders.get(0);
+            long oldToken = children.tokens.get(leader);
+            children.await(() -> children.writes(leader) >= 2, leader + " writes twice");
+
+            signal("-STOP", processes.get(leader));
+            int pause = timeline.begin(leader, Timeline.SpanKind.PAUSE, "kill -STOP");
+            timeline.problem(leader, "kill -STOP: the whole process is frozen (GC pause, frozen VM)");
+            int writesWhenFrozen = children.writes(leader);
+            children.await(() -> children.leaders.stream().anyMatch(c -> !c.equals(leader)),
+                    "another child leads (the frozen leader's session expired on the server)");
+            String next = children.leaders.stream().filter(c -> !c.equals(leader)).findFirst().orElseThrow();
+            children.await(() -> children.writes(next) >= 1, next + " writes");
+            timeline.end(pause);
+            timeline.info(leader, "kill -CONT: thawed, believing it still leads with token " + oldToken);
+            signal("-CONT", processes.get(leader));
+
+            if (fenced) {
+                children.await(() -> children.rejections.containsKey(leader), leader + "'s next write is refused");
+            } else {
+                children.await(() -> children.writes(leader) > writesWhenFrozen, leader + " writes again");
+            }
+            timeline.finish();
+            long landed = landedAfterNewer(ds, prefix);
+            String stale = fenced ? children.rejections.get(leader)
+                    : "its writes with token " + oldToken + " landed after " + next + "'s";
+            List<String> verdicts = List.of("stale leader " + leader + ": " + stale,
+                    "stale writes in the ledger: " + landed);
+            verdicts.forEach(v -> env.out().println("  verdict: " + v));
+            boolean asExpected = fenced ? landed == 0 : landed > 0;
+            return new RunResult(NAME, title, !fenced, timeline, verdicts, asExpected, fenced
+                    ? "the thawed leader's write rejected and no stale write in the ledger"
+                    : "the thawed leader's stale write lands after the new leader's");
+        } finally {
+            for (Process process : processes.values()) {
+                process.destroyForcibly();
+            }
+            for (Process process : processes.values()) {
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+            Runtime.getRuntime().removeShutdownHook(cleanup);
+            env.dropTables(ds, prefix);
+        }
+    }
+
+    private static Process start(Env env, String url, String path, String child, String prefix, boolean fenced)
+            throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:TieredStopAtLevel=1",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=error", "-cp", System.getProperty("java.class.path"),
+                PauseChild.class.getName(), env.zkConnect(), url, env.user() == null ? "-" : env.user(),
+                env.password() == null ? "-" : env.password(), path, child, prefix, fenced ? "fenced" : "unfenced"));
+        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
+    private static void pipe(String child, Process process, Children children) {
+        Thread reader = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    children.said(child, line);
+                }
+            } catch (IOException ignored) {
+                // the child is gone
+            }
+        }, "pipe-" + child);
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    private static void signal(String signal, Process process) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", signal, String.valueOf(process.pid())).inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
+        }
+    }
+
+    /** Ledger rows whose token is lower than a token committed before them: stale writes that landed. */
+    private static long landedAfterNewer(DataSource ds, String prefix) throws SQLException {
+        long stale = 0;
+        long highest = Long.MIN_VALUE;
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT token FROM " + prefix + "ledger ORDER BY id")) {
+            while (rs.next()) {
+                long token = rs.getLong(1);
+                if (token < highest) {
+                    stale++;
+                }
+                highest = Math.max(highest, token);
+            }
+        }
+        return stale;
+    }
+}

@@ -1,0 +1,388 @@
+package dev.leasehold.scenarios;
+
+import dev.leasehold.recipes.FencedLeaderLatch;
+import dev.leasehold.recipes.FencedLeaderListener;
+import dev.leasehold.recipes.FencingToken;
+import dev.leasehold.store.FenceGate;
+import dev.leasehold.store.FencedSchema;
+import dev.leasehold.store.StaleTokenException;
+import dev.leasehold.store.StoreConfig;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+
+/**
+ * Incident 2, the billing run charged three times. Three schedulers A, B, C can each start the nightly billing run;
+ * four designs are replayed: uncoordinated, pinned to A, a leader lease without a token check, and fenced.
+ *
+ * <p>The pause is real from ZooKeeper's side: A's connection goes through an in-process TCP proxy that the scenario
+ * silences, so the server expires A's session; A's billing worker is held at the point between its "am I leader?"
+ * check and its next write. In this in-process replay A's ZooKeeper client keeps running and notices the loss; the
+ * frozen worker does not, as in a real GC pause.
+ */
+final class StaleLeaderScenario implements Scenario {
+
+    static final String NAME = "stale-leader";
+    private static final List<String> CUSTOMERS = List.of("c1", "c2", "c3", "c4", "c5", "c6");
+    private static final String PERIOD = "2026-11";
+    private static final String RESOURCE = "billing-" + PERIOD;
+    private static final int CHARGED_BEFORE_PAUSE = 3;
+    private static final long CHARGE_MS = 60;
+    private static final long WAIT_MS = 30_000;
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String summary() {
+        return "incident 2: the billing run charged 3 times; uncoordinated, pinned, lease-only and fenced";
+    }
+
+    @Override
+    public List<RunResult> run(Env env) throws Exception {
+        return List.of(uncoordinated(env), pinned(env), elected(env, false), elected(env, true));
+    }
+
+    /** The charges table of one run; {@code fenced} adds the idempotency key (customer, period). */
+    private record Charges(DataSource ds, String table) {
+
+        static Charges create(Env env, DataSource ds, String prefix, boolean keyed) throws SQLException {
+            Charges charges = new Charges(ds, prefix + "charges");
+            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE " + charges.table + " (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+                        + " customer VARCHAR(20) NOT NULL, period VARCHAR(10) NOT NULL, instance VARCHAR(10) NOT NULL,"
+                        + " token BIGINT" + (keyed ? ", UNIQUE (customer, period)" : "") + ")");
+            }
+            return charges;
+        }
+
+        void insert(Connection c, String customer, String instance, Long token) throws SQLException {
+            try (PreparedStatement p = c.prepareStatement("INSERT INTO " + table
+                    + " (customer, period, instance, token) VALUES (?, ?, ?, ?)")) {
+                p.setString(1, customer);
+                p.setString(2, PERIOD);
+                p.setString(3, instance);
+                if (token == null) {
+                    p.setNull(4, java.sql.Types.BIGINT);
+                } else {
+                    p.setLong(4, token);
+                }
+                p.executeUpdate();
+            }
+        }
+
+        void insert(String customer, String instance, Long token) throws SQLException {
+            try (Connection c = ds.getConnection()) {
+                insert(c, customer, instance, token);
+            }
+        }
+
+        Map<String, Integer> countByCustomer() throws SQLException {
+            Map<String, Integer> counts = new LinkedHashMap<>();
+            CUSTOMERS.forEach(customer -> counts.put(customer, 0));
+            try (Connection c = ds.getConnection(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT customer, COUNT(*) FROM " + table + " GROUP BY customer")) {
+                while (rs.next()) {
+                    counts.put(rs.getString(1), rs.getInt(2));
+                }
+            }
+            return counts;
+        }
+
+        Set<String> charged() throws SQLException {
+            return countByCustomer().entrySet().stream().filter(e -> e.getValue() > 0).map(Map.Entry::getKey)
+                    .collect(Collectors.toCollection(TreeSet::new));
+        }
+    }
+
+    private static String customersWith(Map<String, Integer> counts, int times) {
+        String list = counts.entrySet().stream().filter(e -> e.getValue() == times).map(Map.Entry::getKey)
+                .collect(Collectors.joining(", "));
+        return list.isEmpty() ? "none" : list;
+    }
+
+    // ---- uncoordinated and pinned ---------------------------------------------------------------------------
+
+    private RunResult uncoordinated(Env env) throws Exception {
+        env.out().println("-- uncoordinated: each of A, B, C starts the nightly billing run");
+        Timeline timeline = new Timeline(NAME + ": uncoordinated", env.out(), List.of("A", "B", "C"));
+        DataSource ds = env.dataSource(NAME + "-uncoordinated");
+        String prefix = env.tablePrefix();
+        Charges charges = Charges.create(env, ds, prefix, false);
+        List<Thread> runs = new ArrayList<>();
+        try {
+            for (String instance : List.of("A", "B", "C")) {
+                Thread run = new Thread(() -> {
+                    int span = timeline.begin(instance, Timeline.SpanKind.WORK, "billing run");
+                    try {
+                        for (String customer : CUSTOMERS) {
+                            Thread.sleep(CHARGE_MS); // the story's time to charge one customer
+                            charges.insert(customer, instance, null);
+                            timeline.info(instance, "charged " + customer);
+                        }
+                    } catch (InterruptedException | SQLException e) {
+                        timeline.problem(instance, "billing run failed: " + e);
+                    }
+                    timeline.end(span);
+                });
+                runs.add(run);
+                run.start();
+            }
+            for (Thread run : runs) {
+                run.join(WAIT_MS);
+            }
+            timeline.finish();
+            Map<String, Integer> counts = charges.countByCustomer();
+            List<String> verdicts = List.of("customers charged 3 times: " + customersWith(counts, 3));
+            verdicts.forEach(v -> env.out().println("  verdict: " + v));
+            return new RunResult(NAME, "uncoordinated", true, timeline, verdicts,
+                    counts.values().stream().allMatch(n -> n == 3), "every customer charged 3 times");
+        } finally {
+            env.dropTables(ds, prefix);
+        }
+    }
+
+    private RunResult pinned(Env env) throws Exception {
+        env.out().println("-- pinned: only A may start the billing run; A dies before it");
+        Timeline timeline = new Timeline(NAME + ": pinned", env.out(), List.of("A", "B", "C"));
+        DataSource ds = env.dataSource(NAME + "-pinned");
+        String prefix = env.tablePrefix();
+        Charges charges = Charges.create(env, ds, prefix, false);
+        try {
+            timeline.problem("A", "crashed at 01:59, one minute before the nightly billing run");
+            timeline.info("B", "not configured to run billing: idle");
+            timeline.info("C", "not configured to run billing: idle");
+            timeline.finish();
+            Map<String, Integer> counts = charges.countByCustomer();
+            String charged = counts.values().stream().allMatch(n -> n == 0) ? "none"
+                    : customersWith(counts, 1);
+            List<String> verdicts = List.of("customers charged: " + charged);
+            verdicts.forEach(v -> env.out().println("  verdict: " + v));
+            return new RunResult(NAME, "pinned", true, timeline, verdicts, charged.equals("none"),
+                    "no customer charged at all");
+        } finally {
+            env.dropTables(ds, prefix);
+        }
+    }
+
+    // ---- elected: lease-only and fenced ---------------------------------------------------------------------
+
+    /** One scheduler: its latch, and a billing worker started on each grant. */
+    private final class Scheduler implements FencedLeaderListener {
+        final String name;
+        final FencedLeaderLatch latch;
+        final Timeline timeline;
+        final Billing billing;
+        volatile int leadership = -1;
+        final CountDownLatch granted = new CountDownLatch(1);
+        final CountDownLatch runDone = new CountDownLatch(1);
+        final AtomicReference<FencingToken> grant = new AtomicReference<>();
+
+        Scheduler(String name, FencedLeaderLatch latch, Timeline timeline, Billing billing) {
+            this.name = name;
+            this.latch = latch;
+            this.timeline = timeline;
+            this.billing = billing;
+        }
+
+        @Override
+        public void leadershipAcquired(FencingToken token) {
+            grant.set(token);
+            leadership = timeline.begin(name, Timeline.SpanKind.LEADERSHIP, "leader, token " + token.value());
+            timeline.info(name, "leads with token " + token.value() + " (czxid 0x" + Long.toHexString(token.value())
+                    + ")");
+            granted.countDown();
+            Thread worker = new Thread(() -> {
+                try {
+                    billing.run(this, token);
+                } catch (Exception e) {
+                    timeline.problem(name, "billing run failed: " + e);
+                } finally {
+                    runDone.countDown();
+                }
+            }, "billing-" + name);
+            worker.start();
+        }
+
+        @Override
+        public void leadershipLost(FencingToken token) {
+            timeline.end(leadership);
+            timeline.info(name, "ZooKeeper client: leadership lost, token " + token.value() + " withdrawn"
+                    + (name.equals("A") ? " (A's billing worker is frozen and does not see it)" : ""));
+        }
+    }
+
+    /** The billing run of one design. */
+    private final class Billing {
+        final boolean fenced;
+        final Charges charges;
+        final FenceGate gate;
+        final Timeline timeline;
+        final CountDownLatch aPaused = new CountDownLatch(1);
+        final CountDownLatch aResumes = new CountDownLatch(1);
+        final List<String> rejections = new ArrayList<>();
+
+        Billing(boolean fenced, Charges charges, FenceGate gate, Timeline timeline) {
+            this.fenced = fenced;
+            this.charges = charges;
+            this.gate = gate;
+            this.timeline = timeline;
+        }
+
+        void run(Scheduler scheduler, FencingToken token) throws Exception {
+            String me = scheduler.name;
+            if (fenced) {
+                gate.advance(RESOURCE, token.value());
+                timeline.accepted(me, "fenced first: " + RESOURCE + " now refuses tokens below " + token.value(),
+                        token.value());
+            }
+            Set<String> done = charges.charged();
+            if (!done.isEmpty()) {
+                timeline.info(me, "resumes the run: already charged " + String.join(", ", done));
+            }
+            int charged = 0;
+            for (String customer : CUSTOMERS) {
+                if (done.contains(customer)) {
+                    continue;
+                }
+                if (!scheduler.latch.hasLeadership()) {
+                    timeline.info(me, "not leader any more: stops");
+                    return;
+                }
+                if (me.equals("A") && charged == CHARGED_BEFORE_PAUSE && aPaused.getCount() > 0) {
+                    aPaused.countDown();
+                    Latches.await(aResumes, WAIT_MS, "A's pause ends"); // A's worker is frozen here
+                    timeline.info(me, "wakes up, still believing it leads with token " + token.value()
+                            + "; charges " + customer);
+                }
+                Thread.sleep(CHARGE_MS); // the story's time to charge one customer
+                if (!charge(me, customer, token)) {
+                    timeline.info(me, "its write was rejected: drops back to follower");
+                    return;
+                }
+                charged++;
+            }
+        }
+
+        /** Returns false if the write was refused as stale. */
+        private boolean charge(String me, String customer, FencingToken token) throws SQLException {
+            if (!fenced) {
+                boolean again = charges.charged().contains(customer);
+                charges.insert(customer, me, null);
+                if (again) {
+                    timeline.problem(me, "charged " + customer + " AGAIN (writes carry no token, nothing checks)");
+                } else {
+                    timeline.info(me, "charged " + customer);
+                }
+                return true;
+            }
+            try {
+                gate.write(RESOURCE, token.value(), tx -> charges.insert(tx, customer, me, token.value()));
+                timeline.accepted(me, "charged " + customer + " with token " + token.value(), token.value());
+                return true;
+            } catch (StaleTokenException e) {
+                synchronized (rejections) {
+                    rejections.add(me + "'s charge of " + customer + " with token " + e.offeredToken() + " (highest "
+                            + e.highestToken() + ")");
+                }
+                timeline.rejected(me, "charge of " + customer + " REJECTED: stale token " + e.offeredToken()
+                        + " < " + e.highestToken(), token.value());
+                return false;
+            }
+        }
+    }
+
+    private RunResult elected(Env env, boolean fenced) throws Exception {
+        String mode = fenced ? "fenced" : "lease-only";
+        env.out().println("-- " + mode + ": A, B, C elect a leader with FencedLeaderLatch; "
+                + (fenced ? "every charge goes through FenceGate, keyed by customer + period"
+                : "charges are written without the token"));
+        Timeline timeline = new Timeline(NAME + ": " + mode, env.out(), List.of("A", "B", "C"));
+        DataSource ds = env.dataSource(NAME + "-" + mode);
+        String prefix = env.tablePrefix();
+        StoreConfig config = StoreConfig.defaults().withTablePrefix(prefix);
+        FencedSchema.install(ds, config);
+        Charges charges = Charges.create(env, ds, prefix, fenced);
+        Billing billing = new Billing(fenced, charges, new FenceGate(ds, config), timeline);
+        String path = "/leasehold-scenarios/" + prefix + "billing";
+        Env.ProxiedClient a = env.proxiedClient();
+        List<AutoCloseable> closing = new ArrayList<>();
+        closing.add(a);
+        try {
+            var b = env.client(env.zkConnect());
+            var c = env.client(env.zkConnect());
+            closing.add(b);
+            closing.add(c);
+            Map<String, Scheduler> schedulers = new LinkedHashMap<>();
+            for (var entry : List.of(Map.entry("A", a.client()), Map.entry("B", b), Map.entry("C", c))) {
+                FencedLeaderLatch latch = new FencedLeaderLatch(entry.getValue(), path, entry.getKey());
+                closing.add(0, latch);
+                Scheduler scheduler = new Scheduler(entry.getKey(), latch, timeline, billing);
+                latch.addListener(scheduler);
+                schedulers.put(entry.getKey(), scheduler);
+            }
+            schedulers.get("A").latch.start();
+            Latches.await(schedulers.get("A").granted, WAIT_MS, "A leads");
+            schedulers.get("B").latch.start();
+            Zk.awaitChildren(b, path, 2, WAIT_MS);
+            schedulers.get("C").latch.start();
+            Zk.awaitChildren(b, path, 3, WAIT_MS);
+            timeline.info("B", "follows, watching A's node");
+            timeline.info("C", "follows, watching B's node");
+
+            Latches.await(billing.aPaused, WAIT_MS, "A reaches its pause");
+            a.proxy().silence();
+            int pause = timeline.begin("A", Timeline.SpanKind.PAUSE, "paused: process silent");
+            timeline.problem("A", "PAUSES (a long GC pause): its process goes silent; the server will expire its"
+                    + " session after " + Env.SESSION_MS + " ms");
+            Latches.await(schedulers.get("B").granted, WAIT_MS, "B takes over");
+            Latches.await(schedulers.get("B").runDone, WAIT_MS, "B finishes the run");
+            a.proxy().resume();
+            timeline.end(pause);
+            billing.aResumes.countDown();
+            Latches.await(schedulers.get("A").runDone, WAIT_MS, "A's worker stops");
+            timeline.finish();
+
+            Map<String, Integer> counts = charges.countByCustomer();
+            List<String> verdicts = new ArrayList<>();
+            if (fenced) {
+                verdicts.add("customers charged exactly once: " + customersWith(counts, 1));
+                verdicts.add("stale writes rejected: " + (billing.rejections.isEmpty() ? "none"
+                        : String.join(", ", billing.rejections)));
+            } else {
+                verdicts.add("customers charged twice: " + customersWith(counts, 2));
+            }
+            verdicts.forEach(v -> env.out().println("  verdict: " + v));
+            boolean asExpected = fenced
+                    ? counts.values().stream().allMatch(n -> n == 1) && !billing.rejections.isEmpty()
+                    : counts.values().stream().anyMatch(n -> n == 2);
+            return new RunResult(NAME, mode, !fenced, timeline, verdicts, asExpected, fenced
+                    ? "every customer charged exactly once and A's stale write rejected"
+                    : "customers charged twice after A wakes");
+        } finally {
+            billing.aResumes.countDown();
+            for (AutoCloseable closeable : closing) {
+                try {
+                    closeable.close();
+                } catch (Exception ignored) {
+                    // best effort
+                }
+            }
+            env.dropTables(ds, prefix);
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package dev.leasehold.scenarios;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command line: help, list, exit codes for bad arguments and unreachable services, and the HTML report. */
+@Timeout(120)
+class ProgramTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void helpAndListExitZero() {
+        Program help = Program.run("--help");
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.out()).contains("Usage: leasehold-scenarios").contains("run").contains("list")
+                .contains("--zk").contains("--jdbc").contains("--report").contains("--seed");
+        Program list = Program.run("list");
+        assertThat(list.exitCode()).isZero();
+        assertThat(list.out()).contains("duplicate-batch").contains("stale-leader").contains("minute-slots")
+                .contains("real-pause");
+    }
+
+    @Test
+    void anUnknownScenarioIsOneClearLineAndExitCode2() {
+        Program program = Program.run("run", "no-such-scenario");
+        assertThat(program.exitCode()).as(program.all()).isEqualTo(2);
+        assertThat(program.err().strip()).as(program.all())
+                .isEqualTo("error: unknown scenario 'no-such-scenario'; known: duplicate-batch, stale-leader,"
+                        + " minute-slots, real-pause (see --help)");
+        assertThat(program.out()).isEmpty();
+    }
+
+    @Test
+    void aBadFlagIsOneClearLineAndExitCode2() {
+        Program program = Program.run("run", "--no-such-flag");
+        assertThat(program.exitCode()).as(program.all()).isEqualTo(2);
+        assertThat(program.err().lines()).as(program.all()).hasSize(1);
+        assertThat(program.err()).contains("--no-such-flag");
+        Program badSeed = Program.run("--seed", "not-a-number");
+        assertThat(badSeed.exitCode()).isEqualTo(2);
+        assertThat(badSeed.err().lines()).as(badSeed.all()).hasSize(1);
+    }
+
+    @Test
+    void anUnreachableZooKeeperIsOneLineAndExitCode2() {
+        Program program = Program.run("run", "duplicate-batch", "--zk", "127.0.0.1:1");
+        assertThat(program.exitCode()).as(program.all()).isEqualTo(2);
+        assertThat(program.err().strip()).as(program.all())
+                .isEqualTo("error: cannot reach ZooKeeper at 127.0.0.1:1 within 5 s");
+        Program verbose = Program.run("run", "duplicate-batch", "--zk", "127.0.0.1:1", "--verbose");
+        assertThat(verbose.exitCode()).isEqualTo(2);
+        assertThat(verbose.err()).as("a stack trace with --verbose").contains("\tat ");
+    }
+
+    @Test
+    void anUnreachableDatabaseIsOneLineAndExitCode2() {
+        Program program = Program.run("run", "duplicate-batch", "--jdbc", "jdbc:postgresql://127.0.0.1:1/none",
+                "--user", "nobody");
+        assertThat(program.exitCode()).as(program.all()).isEqualTo(2);
+        assertThat(program.err().lines()).as(program.all()).hasSize(1);
+        assertThat(program.err()).startsWith("error: cannot reach the database at jdbc:postgresql://127.0.0.1:1/none");
+        assertThat(program.err()).doesNotContain("\tat ");
+    }
+
+    /** The report: self-contained, a lane per instance, and a rejected write in the fenced runs. */
+    @Test
+    void theReportHasALanePerInstanceAndTheRejectedWrites() throws Exception {
+        Path report = dir.resolve("report.html");
+        Program program = Program.run("run", "stale-leader", "--report", report.toString());
+        assertThat(program.exitCode()).as(program.all()).isZero();
+        assertThat(program.out()).contains("report: " + report.toAbsolutePath());
+        String html = Files.readString(report, StandardCharsets.UTF_8);
+
+        assertThat(html).startsWith("<!DOCTYPE html>");
+        assertThat(html).doesNotContain("src=").doesNotContain("href=").doesNotContain("<link")
+                .doesNotContain("<script");
+        for (String run : new String[] {"uncoordinated", "pinned", "lease-only", "fenced"}) {
+            String section = section(html, run);
+            assertThat(section).as(run).contains("<svg").contains("data-lane=\"A\"").contains("data-lane=\"B\"")
+                    .contains("data-lane=\"C\"").contains("class=\"verdict ok\"");
+        }
+        String fenced = section(html, "fenced");
+        assertThat(fenced).contains("class=\"write rejected\"").contains("class=\"leadership\"")
+                .contains("class=\"pause\"");
+        Matcher rejected = Pattern.compile("class=\"write rejected\" data-token=\"(\\d+)\"").matcher(fenced);
+        assertThat(rejected.find()).isTrue();
+        assertThat(section(html, "lease-only")).doesNotContain("class=\"write rejected\"");
+    }
+
+    private static String section(String html, String run) {
+        int start = html.indexOf("data-run=\"" + run + "\"");
+        assertThat(start).as("a section for run " + run).isPositive();
+        int end = html.indexOf("</section>", start);
+        return html.substring(start, end);
+    }
+}

@@ -1,0 +1,75 @@
+package dev.leasehold.scenarios;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Each scenario on the embedded defaults (TestingServer + H2): the broken run reproduces its incident, the Leasehold
+ * run holds its invariant, and the program exits 0 only then.
+ */
+@Timeout(180)
+class ScenariosTest {
+
+    @TempDir
+    Path dir;
+
+    private Program run(String scenario) {
+        Program program = Program.run("run", scenario, "--report", dir.resolve(scenario + ".html").toString());
+        assertThat(program.exitCode()).as(program.all()).isZero();
+        assertThat(program.out()).as(program.all())
+                .contains("every broken run reproduced its incident and every Leasehold run held");
+        return program;
+    }
+
+    @Test
+    void duplicateBatch() {
+        Program program = run("duplicate-batch");
+        assertThat(program.out()).as(program.all())
+                .contains("got lease, processing batch-0")
+                .contains("verdict: batches processed twice: batch-0")
+                .contains("verdict: lease expired mid-work: yes")
+                .contains("verdict: overlapping ticks of one pod: yes")
+                .contains("verdict: a pod deleted another pod's lease: yes")
+                .contains("verdict: batches processed twice: none")
+                .contains("verdict: late finishes rejected: batch-0 (pod-A, fence 1)");
+    }
+
+    @Test
+    void staleLeader() {
+        Program program = run("stale-leader");
+        assertThat(program.out()).as(program.all())
+                .contains("verdict: customers charged 3 times: c1, c2, c3, c4, c5, c6")
+                .contains("verdict: customers charged: none")
+                .contains("verdict: customers charged twice: c4")
+                .contains("verdict: customers charged exactly once: c1, c2, c3, c4, c5, c6")
+                .containsPattern("verdict: stale writes rejected: A's charge of c4 with token \\d+ \\(highest \\d+\\)");
+    }
+
+    @Test
+    void minuteSlots() {
+        Program program = run("minute-slots");
+        assertThat(program.out()).as(program.all())
+                .containsPattern("slot 03:00: 1 winner\\(s\\) -> replica-\\d")
+                .contains("verdict: duplicate slots: 03:03")
+                .contains("verdict: missing slots: 03:02, 03:05, 03:06")
+                .contains("verdict: slots done: 8 of 8; slots with more than one winner: none")
+                .containsPattern("verdict: late completes rejected: 03:03 \\(replica-\\d, fence 1\\)")
+                .contains("verdict: missing slots after catch-up: none");
+    }
+
+    @Test
+    void realPause() {
+        assumeTrue(RealPauseScenario.supported(), "real-pause needs kill -STOP/-CONT (Linux or macOS)");
+        Program program = run("real-pause");
+        assertThat(program.out()).as(program.all())
+                .contains("kill -STOP: the whole process is frozen")
+                .containsPattern("verdict: stale leader child-\\d: its writes with token \\d+ landed after")
+                .containsPattern("verdict: stale leader child-\\d: write with token \\d+ rejected \\(highest \\d+\\)")
+                .contains("verdict: stale writes in the ledger: 0");
+    }
+}
