@@ -73,8 +73,14 @@ public final class BatchClaims {
     public Optional<BatchClaim> claimNext(String owner, Duration lease) {
         Args.name(owner, "owner");
         long leaseMillis = Args.leaseMillis(lease);
-        return context.jdbc().inTransaction("claiming a batch for '" + owner + "'",
-                tx -> context.sql().claimBatch(tx, owner, leaseMillis));
+        String operation = "claiming a batch for '" + owner + "'";
+        Optional<BatchClaim> claimed = context.jdbc().withConnection(operation, connection ->
+                context.sql().claimsInOneStatement() ? context.sql().claimBatch(connection, owner, leaseMillis)
+                        : null);
+        if (claimed != null) {
+            return claimed; // one statement, committed on its own: one round trip
+        }
+        return context.jdbc().inTransaction(operation, tx -> context.sql().claimBatch(tx, owner, leaseMillis));
     }
 
     /**

@@ -7,10 +7,10 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -76,7 +76,7 @@ public final class FencedLeaderLatch implements Closeable {
     private final AtomicReference<Grant> grant = new AtomicReference<>(new Grant(null, 0));
     private final List<Registration> listeners = new CopyOnWriteArrayList<>();
     /** The recipe's own thread: token reads and listener calls happen here, in order. */
-    private final ExecutorService events;
+    private final ThreadPoolExecutor events;
     private volatile Thread eventsThread;
     /** {@link #await} waits on this monitor; it is held only to signal, never while calling anyone's code. */
     private final Object leadershipChanged = new Object();
@@ -93,7 +93,8 @@ public final class FencedLeaderLatch implements Closeable {
         this.participantId = ElectionNodes.requireText(participantId, "participantId");
         this.latch = new LeaderLatch(client, latchPath, participantId);
         ThreadFactory threads = ElectionNodes.namedDaemon("leasehold-latch-" + participantId);
-        this.events = Executors.newSingleThreadExecutor(runnable -> eventsThread = threads.newThread(runnable));
+        this.events = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+                runnable -> eventsThread = threads.newThread(runnable));
         this.latch.addListener(new LeaderLatchListener() {
             @Override
             public void isLeader() {
@@ -124,6 +125,7 @@ public final class FencedLeaderLatch implements Closeable {
                     + " for up to a session timeout; only the resource's token check then prevents double leaders",
                     participantId);
         }
+        events.prestartCoreThread(); // the first grant does not pay for starting a thread
         client.getConnectionStateListenable().addListener(connectionListener);
         try {
             latch.start();

@@ -72,7 +72,7 @@ public final class Env implements AutoCloseable {
         String connect = zk;
         if (zk == null) {
             try {
-                server = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, TICK_MS, -1), true);
+                server = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, TICK_MS, 0), true);
                 connect = server.getConnectString();
             } catch (Exception e) {
                 throw new EnvException("could not start the embedded ZooKeeper: " + e.getMessage(), e);
@@ -123,10 +123,15 @@ public final class Env implements AutoCloseable {
 
     /** A started client with the scenarios' session timeout, connected within 5 s. */
     public CuratorFramework client(String connectString) {
+        return client(connectString, SESSION_MS);
+    }
+
+    /** A started client with the given session timeout (the server bounds it to [2, 20] of its ticks). */
+    public CuratorFramework client(String connectString, int sessionMs) {
         CuratorFramework client = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
-                .sessionTimeoutMs(SESSION_MS)
-                .connectionTimeoutMs(SESSION_MS)
+                .sessionTimeoutMs(sessionMs)
+                .connectionTimeoutMs(Math.max(SESSION_MS, sessionMs))
                 .retryPolicy(new RetryNTimes(10, 100))
                 .build();
         client.start();

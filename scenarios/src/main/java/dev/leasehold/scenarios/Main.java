@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "leasehold-scenarios", mixinStandardHelpOptions = true, version = "leasehold-scenarios 0.1.0",
         description = "Replays the incidents as they happened and with Leasehold, and draws their timelines.",
-        subcommands = {Main.Run.class, Main.ListScenarios.class})
+        subcommands = {Main.Run.class, Main.ListScenarios.class, Main.BenchCommand.class})
 public final class Main implements Callable<Integer> {
 
     /** Options shared by the top command and {@code run}. */
@@ -103,6 +103,50 @@ public final class Main implements Callable<Integer> {
         public Integer call() {
             for (Scenario scenario : Scenarios.all()) {
                 parent.out.printf("%-16s %s%n", scenario.name(), scenario.summary());
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "bench", mixinStandardHelpOptions = true,
+            description = "Measures what fencing costs, side by side with plain Curator and plain JDBC: "
+                    + "handoff, failover, herd, fenced-write, claims, slots (all if none named).")
+    static final class BenchCommand implements Callable<Integer> {
+        @ParentCommand
+        Main parent;
+        @Mixin
+        Options options = new Options();
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+        @Parameters(paramLabel = "NAME", arity = "0..*", description = "benchmark names")
+        List<String> names = new ArrayList<>();
+        @Option(names = "--quick", description = "a smoke run of under a minute")
+        boolean quick;
+        @Option(names = "--out", paramLabel = "FILE.md", description = "also write the markdown table here")
+        Path outFile;
+
+        @Override
+        public Integer call() throws Exception {
+            for (String name : names) {
+                if (!dev.leasehold.scenarios.bench.Bench.NAMES.contains(name)) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "unknown benchmark '" + name
+                            + "'; known: " + String.join(", ", dev.leasehold.scenarios.bench.Bench.NAMES));
+                }
+            }
+            Options merged = options.merge(parent.options);
+            List<String> selected = names.isEmpty() ? dev.leasehold.scenarios.bench.Bench.NAMES : names;
+            String command = "java -jar scenarios/target/leasehold-scenarios.jar bench" + (quick ? " --quick" : "")
+                    + (names.isEmpty() ? "" : " " + String.join(" ", names));
+            try (Env env = Env.start(merged.zk, null, null, null, merged.seed == null ? 42 : merged.seed,
+                    parent.out)) {
+                String report = new dev.leasehold.scenarios.bench.Bench(parent.out).run(env, selected, quick,
+                        merged.jdbc, merged.user, merged.password, command);
+                parent.out.println();
+                parent.out.println(report);
+                if (outFile != null) {
+                    dev.leasehold.scenarios.bench.Bench.write(outFile, report);
+                    parent.out.println("written to " + outFile.toAbsolutePath());
+                }
             }
             return 0;
         }

@@ -7,12 +7,12 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.Watcher;
 
 /** Small ZooKeeper waits driven by watch events (no polling). */
-final class Zk {
+public final class Zk {
 
     private Zk() {}
 
     /** Waits until {@code path} has at least {@code count} children. */
-    static void awaitChildren(CuratorFramework client, String path, int count, long timeoutMillis) throws Exception {
+    public static void awaitChildren(CuratorFramework client, String path, int count, long timeoutMillis) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         while (true) {
             CountDownLatch changed = new CountDownLatch(1);

@@ -56,6 +56,9 @@ public abstract class SqlDialect {
      */
     public abstract Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis) throws SQLException;
 
+    /** Whether {@link #claimBatch} is one statement (then it needs no transaction of its own). */
+    public abstract boolean claimsInOneStatement();
+
     final String claimable() {
         return "(status = 'pending' OR (status = 'processing' AND lease_until < " + now() + "))";
     }
@@ -168,6 +171,11 @@ public abstract class SqlDialect {
             return "TEXT";
         }
 
+        @Override
+        public boolean claimsInOneStatement() {
+            return true;
+        }
+
         /** One statement: the subquery locks the first claimable row it finds that nobody else holds. */
         @Override
         public Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis) throws SQLException {
@@ -220,6 +228,11 @@ public abstract class SqlDialect {
         @Override
         public String textType() {
             return "CHARACTER VARYING";
+        }
+
+        @Override
+        public boolean claimsInOneStatement() {
+            return false;
         }
 
         private record Candidate(String id, long seq) {}

@@ -1,0 +1,144 @@
+package dev.leasehold.scenarios.bench;
+
+import dev.leasehold.scenarios.Env;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import org.h2.jdbcx.JdbcDataSource;
+
+/**
+ * What fencing costs, measured side by side in one run against plain Curator and plain JDBC: each benchmark
+ * interleaves the two sides after a warm-up and reports median, p90, p99 and the ratio of the medians. Timing is
+ * never asserted; the table says which goals were met on this machine today.
+ */
+public final class Bench {
+
+    public static final List<String> NAMES = List.of("handoff", "failover", "herd", "fenced-write", "claims", "slots");
+
+    private final PrintStream out;
+
+    public Bench(PrintStream out) {
+        this.out = out;
+    }
+
+    /**
+     * @param pgUrl a database for the PostgreSQL rows (--jdbc), or null to start an embedded PostgreSQL 17
+     * @return the markdown report
+     */
+    public String run(Env env, List<String> names, boolean quick, String pgUrl, String user, String password,
+                      String command) throws Exception {
+        long started = System.nanoTime();
+        List<Row> rows = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        ElectionBench election = new ElectionBench(env, quick);
+        EmbeddedPostgres embedded = null;
+        List<DatabaseBench.Db> dbs = new ArrayList<>();
+        try {
+            for (String name : names) {
+                out.printf("bench %s%s ... (%.0f s so far)%n", name, quick ? " (quick)" : "",
+                        (System.nanoTime() - started) / 1e9);
+                switch (name) {
+                    case "handoff" -> rows.addAll(election.handoff());
+                    case "failover" -> rows.addAll(election.failover());
+                    case "herd" -> rows.addAll(election.herd());
+                    default -> {
+                        if (dbs.isEmpty()) {
+                            dbs.add(h2());
+                            if (pgUrl == null) {
+                                try {
+                                    embedded = EmbeddedPostgres.builder().start();
+                                    dbs.add(db(embedded.getPostgresDatabase(), true));
+                                } catch (IOException | RuntimeException e) {
+                                    notes.add("embedded PostgreSQL could not start (" + e.getMessage()
+                                            + "); PostgreSQL rows skipped. It refuses to run as root.");
+                                }
+                            } else {
+                                dbs.add(db(new dev.leasehold.scenarios.SimpleDataSource(pgUrl, user, password),
+                                        pgUrl.startsWith("jdbc:postgresql")));
+                            }
+                        }
+                        DatabaseBench bench = new DatabaseBench(quick, "lhb" + Long.toString(System.nanoTime()
+                                % 1_000_000, 36) + "_");
+                        for (DatabaseBench.Db db : dbs) {
+                            if (name.equals("fenced-write")) {
+                                rows.addAll(bench.fencedWrite(db));
+                            } else if (db.postgres()) {
+                                rows.addAll(name.equals("claims") ? bench.claims(db) : bench.slots(db));
+                            }
+                        }
+                    }
+                }
+            }
+        } finally {
+            election.close();
+            for (DatabaseBench.Db db : dbs) {
+                db.pool().close();
+            }
+            if (embedded != null) {
+                embedded.close();
+            }
+        }
+        StringBuilder report = new StringBuilder();
+        report.append("Leasehold benchmarks").append(quick ? " (--quick)" : "").append(", ").append(LocalDate.now())
+                .append(", ").append(String.format("%.0f s", (System.nanoTime() - started) / 1e9)).append("\n\n");
+        report.append("Machine: ").append(machine()).append("; ZooKeeper ")
+                .append(org.apache.zookeeper.Version.getFullVersion().split(",")[0]).append(" (")
+                .append(env.embeddedZooKeeper() ? "embedded TestingServer, tick " + Env.TICK_MS + " ms" : env.zkConnect())
+                .append(")");
+        for (DatabaseBench.Db db : dbs) {
+            report.append("; ").append(db.label());
+        }
+        report.append("\n\nCommand: `").append(command).append("`\n\n").append(Row.header()).append('\n');
+        for (Row row : rows) {
+            report.append(row.markdown()).append('\n');
+        }
+        for (String note : notes) {
+            report.append("\nNote: ").append(note).append('\n');
+        }
+        return report.toString();
+    }
+
+    public static void write(Path file, String report) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Files.writeString(file, report, StandardCharsets.UTF_8);
+    }
+
+    private static DatabaseBench.Db h2() throws SQLException {
+        JdbcDataSource h2 = new JdbcDataSource();
+        h2.setURL("jdbc:h2:mem:bench" + System.nanoTime() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=60000");
+        return db(h2, false);
+    }
+
+    private static DatabaseBench.Db db(DataSource ds, boolean postgres) throws SQLException {
+        BenchPool pool = new BenchPool(ds, 10);
+        try (Connection c = pool.getConnection()) {
+            DatabaseMetaData meta = c.getMetaData();
+            String version = meta.getDatabaseProductVersion().split(" ")[0];
+            return new DatabaseBench.Db(meta.getDatabaseProductName() + " " + version, pool, postgres);
+        }
+    }
+
+    private static String machine() {
+        long memory = 0;
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            memory = os.getTotalMemorySize();
+        }
+        return Runtime.getRuntime().availableProcessors() + " cores, " + (memory >> 30) + " GiB, JDK "
+                + System.getProperty("java.version") + " (" + System.getProperty("java.vendor") + "), "
+                + System.getProperty("os.name") + " " + System.getProperty("os.arch");
+    }
+}

@@ -1,0 +1,301 @@
+package dev.leasehold.scenarios.bench;
+
+import dev.leasehold.store.BatchClaim;
+import dev.leasehold.store.BatchClaims;
+import dev.leasehold.store.FenceGate;
+import dev.leasehold.store.FencedSchema;
+import dev.leasehold.store.SlotClaim;
+import dev.leasehold.store.SlotRuns;
+import dev.leasehold.store.StoreConfig;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+
+/** fenced-write, claims and slots: the fenced store measured side by side with plain JDBC on one database. */
+final class DatabaseBench {
+
+    /** A database under test: its label (e.g. "H2 2.3.232") and a pool big enough for every thread. */
+    record Db(String label, BenchPool pool, boolean postgres) {}
+
+    private final boolean quick;
+    private final String prefix;
+    /** Tokens only grow, across every comparison on every row and resource. */
+    private long token = 1;
+
+    DatabaseBench(boolean quick, String prefix) {
+        this.quick = quick;
+        this.prefix = prefix;
+    }
+
+    // ---- fenced-write -----------------------------------------------------------------------------------------
+
+    /** One unit of work on row {@code row} of a thread. */
+    private interface Op {
+        void run(int row, long token) throws Exception;
+    }
+
+    List<Row> fencedWrite(Db db) throws Exception {
+        String table = prefix + "rows";
+        StoreConfig config = StoreConfig.defaults().withTablePrefix(prefix);
+        FencedSchema.install(db.pool(), config);
+        try (Connection c = db.pool().getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS " + table + " (id INT PRIMARY KEY, v BIGINT NOT NULL,"
+                    + " token BIGINT NOT NULL)");
+            s.execute("DELETE FROM " + table);
+            for (int i = 0; i < 8; i++) {
+                s.execute("INSERT INTO " + table + " (id, v, token) VALUES (" + i + ", 0, 0)");
+            }
+        }
+        FenceGate gate = new FenceGate(db.pool(), config);
+        String plain = "UPDATE " + table + " SET v = v + 1 WHERE id = ?";
+        Op plainUpdate = (row, token) -> {
+            try (Connection c = db.pool().getConnection(); PreparedStatement p = c.prepareStatement(plain)) {
+                p.setInt(1, row);
+                p.executeUpdate();
+            }
+        };
+        Op fencedUpdate = (row, token) -> {
+            try (Connection c = db.pool().getConnection(); PreparedStatement p = c.prepareStatement("UPDATE " + table
+                    + " SET v = v + 1, token = ? WHERE id = ? AND token <= ?")) {
+                p.setLong(1, token);
+                p.setInt(2, row);
+                p.setLong(3, token);
+                if (p.executeUpdate() != 1) {
+                    throw new IllegalStateException("the fenced update was refused");
+                }
+            }
+        };
+        Op plainTx = (row, token) -> {
+            try (Connection c = db.pool().getConnection()) {
+                c.setAutoCommit(false);
+                try (PreparedStatement p = c.prepareStatement(plain)) {
+                    p.setInt(1, row);
+                    p.executeUpdate();
+                }
+                c.commit();
+                c.setAutoCommit(true);
+            }
+        };
+        Op gateTx = (row, token) -> gate.write("bench-" + row, token, tx -> {
+            try (PreparedStatement p = tx.prepareStatement(plain)) {
+                p.setInt(1, row);
+                p.executeUpdate();
+            }
+        });
+        List<Row> rows = new ArrayList<>();
+        for (int threads : new int[] {1, 4}) {
+            String where = db.label() + ", " + threads + " thread" + (threads > 1 ? "s" : "");
+            rows.addAll(compare("fenced-write", "plain UPDATE (" + where + ")", "conditional UPDATE with token ("
+                    + where + ")", threads, plainUpdate, fencedUpdate, 0.95, ">= 0.95"));
+            double txGoal = db.postgres() ? 0.90 : 0.64;
+            rows.addAll(compare("fenced-write", "plain transaction (" + where + ")", "FenceGate.write (" + where + ")",
+                    threads, plainTx, gateTx, txGoal, ">= " + txGoal));
+        }
+        return rows;
+    }
+
+    /** Interleaves samples of the two ops (A B, B A, ...); the ratio is the baseline's median time over ours. */
+    private List<Row> compare(String benchmark, String baselineName, String oursName, int threads, Op baseline,
+                              Op ours, double goal, String goalText) throws Exception {
+        int warmup = quick ? 2 : 5;
+        int rounds = quick ? 8 : 30;
+        int perThread = quick ? 50 : 200;
+        Samples a = new Samples();
+        Samples b = new Samples();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            for (int i = 0; i < warmup + rounds; i++) {
+                boolean baselineFirst = i % 2 == 0;
+                long first = timePerOp(pool, threads, perThread, baselineFirst ? baseline : ours, token++);
+                long second = timePerOp(pool, threads, perThread, baselineFirst ? ours : baseline, token++);
+                if (i >= warmup) {
+                    a.add(baselineFirst ? first : second);
+                    b.add(baselineFirst ? second : first);
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        double ratio = a.median() / (double) b.median();
+        return List.of(Row.durations(benchmark, baselineName, a, true),
+                Row.durations(benchmark, oursName, b, true).compared(String.format("%.2f", ratio),
+                        ElectionBench.goal(ratio >= goal, goalText)));
+    }
+
+    /** Time per operation when {@code threads} threads each run {@code perThread} ops on their own row. */
+    private static long timePerOp(ExecutorService pool, int threads, int perThread, Op op, long token)
+            throws Exception {
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> runs = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int row = t;
+            runs.add(pool.submit(() -> {
+                go.await();
+                for (int i = 0; i < perThread; i++) {
+                    op.run(row, token);
+                }
+                return null;
+            }));
+        }
+        long start = System.nanoTime();
+        go.countDown();
+        for (Future<?> run : runs) {
+            run.get(5, TimeUnit.MINUTES);
+        }
+        return (System.nanoTime() - start) / ((long) threads * perThread);
+    }
+
+    // ---- claims -----------------------------------------------------------------------------------------------
+
+    List<Row> claims(Db db) throws Exception {
+        StoreConfig config = StoreConfig.defaults().withTablePrefix(prefix);
+        FencedSchema.install(db.pool(), config);
+        BatchClaims claims = new BatchClaims(db.pool(), config);
+        String table = prefix + "batches";
+        String forUpdate = "UPDATE " + table + " SET status = 'processing', owner = ?, lease_until = now()"
+                + " + CAST(? AS BIGINT) * INTERVAL '1 millisecond', fence = fence + 1 WHERE id = (SELECT id FROM "
+                + table + " WHERE status = 'pending' OR (status = 'processing' AND lease_until < now())"
+                + " ORDER BY seq FETCH FIRST 1 ROW ONLY FOR UPDATE) RETURNING id, owner, fence, payload";
+        int batches = quick ? 200 : 1000;
+        int rounds = quick ? 1 : 3;
+        List<Row> rows = new ArrayList<>();
+        for (int workers : new int[] {1, 2, 4, 8}) {
+            Samples skipLocked = new Samples();
+            Samples waiting = new Samples();
+            for (int round = 0; round < rounds; round++) {
+                skipLocked.add(drain(db, table, batches, workers, owner -> claims.claimNext(owner,
+                        Duration.ofMinutes(5)), claims));
+                waiting.add(drain(db, table, batches, workers, owner -> claimWaiting(db, forUpdate, owner), claims));
+            }
+            double ratio = waiting.median() / (double) skipLocked.median();
+            rows.add(rate("claims", "FOR UPDATE, no SKIP LOCKED (" + db.label() + ", " + workers + " workers)",
+                    waiting, ""));
+            rows.add(rate("claims", "BatchClaims, SKIP LOCKED (" + db.label() + ", " + workers + " workers)",
+                    skipLocked, "").compared(String.format("%.2f", ratio),
+                    workers == 4 ? ElectionBench.goal(ratio >= 2, ">= 2x at 4 workers") : ""));
+        }
+        return rows;
+    }
+
+    private interface Claimer {
+        Optional<BatchClaim> claim(String owner) throws Exception;
+    }
+
+    /** The same single statement as BatchClaims on PostgreSQL, without SKIP LOCKED: claimers queue on one row. */
+    private static Optional<BatchClaim> claimWaiting(Db db, String sql, String owner) throws SQLException {
+        try (Connection c = db.pool().getConnection(); PreparedStatement p = c.prepareStatement(sql)) {
+            p.setString(1, owner);
+            p.setLong(2, Duration.ofMinutes(5).toMillis());
+            try (ResultSet rs = p.executeQuery()) {
+                return rs.next() ? Optional.of(new BatchClaim(rs.getString("id"), rs.getString("owner"),
+                        rs.getLong("fence"), rs.getString("payload"))) : Optional.empty();
+            }
+        }
+    }
+
+    /** Enqueues {@code batches}, lets {@code workers} claim and finish them all; returns nanoseconds per batch. */
+    private static long drain(Db db, String table, int batches, int workers, Claimer claimer, BatchClaims claims)
+            throws Exception {
+        try (Connection c = db.pool().getConnection(); Statement s = c.createStatement()) {
+            s.execute("DELETE FROM " + table);
+        }
+        String round = Long.toString(System.nanoTime(), 36);
+        for (int i = 0; i < batches; i++) {
+            claims.enqueue(round + "-" + i, "payload " + i);
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(workers);
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<Integer>> runs = new ArrayList<>();
+            for (int w = 0; w < workers; w++) {
+                String owner = "worker-" + w;
+                runs.add(pool.submit(() -> {
+                    go.await();
+                    int done = 0;
+                    Optional<BatchClaim> claim;
+                    while ((claim = claimer.claim(owner)).isPresent()) {
+                        if (claims.finish(claim.get(), "ok")) {
+                            done++;
+                        }
+                    }
+                    return done;
+                }));
+            }
+            long start = System.nanoTime();
+            go.countDown();
+            int done = 0;
+            for (Future<Integer> run : runs) {
+                done += run.get(10, TimeUnit.MINUTES);
+            }
+            long elapsed = System.nanoTime() - start;
+            if (done != batches) {
+                throw new IllegalStateException("finished " + done + " of " + batches + " batches");
+            }
+            return elapsed / batches;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static Row rate(String benchmark, String variant, Samples nanosPerBatch, String ratio) {
+        return new Row(benchmark, variant, nanosPerBatch.count(), perSecond(nanosPerBatch.median()),
+                perSecond(nanosPerBatch.percentile(90)), perSecond(nanosPerBatch.percentile(99)), ratio, "");
+    }
+
+    private static String perSecond(long nanosPerBatch) {
+        return String.format("%.0f batches/s", 1e9 / Math.max(1, nanosPerBatch));
+    }
+
+    // ---- slots ------------------------------------------------------------------------------------------------
+
+    List<Row> slots(Db db) throws Exception {
+        StoreConfig config = StoreConfig.defaults().withTablePrefix(prefix);
+        FencedSchema.install(db.pool(), config);
+        SlotRuns runs = new SlotRuns(db.pool(), config);
+        int slots = quick ? 30 : 200;
+        Samples decide = new Samples();
+        int exactlyOne = 0;
+        ExecutorService racers = Executors.newFixedThreadPool(10);
+        Instant base = Instant.parse("2030-01-01T00:00:00Z").plusSeconds(System.nanoTime() % 1_000_000 * 60);
+        try {
+            for (int s = 0; s < slots; s++) {
+                Instant slot = base.plusSeconds(60L * s);
+                CountDownLatch go = new CountDownLatch(1);
+                List<Future<Optional<SlotClaim>>> attempts = new ArrayList<>();
+                for (int r = 0; r < 10; r++) {
+                    String runner = "replica-" + r;
+                    attempts.add(racers.submit(() -> {
+                        go.await();
+                        return runs.tryClaim("bench", slot, runner, Duration.ofSeconds(30));
+                    }));
+                }
+                long start = System.nanoTime();
+                go.countDown();
+                int winners = 0;
+                for (Future<Optional<SlotClaim>> attempt : attempts) {
+                    winners += attempt.get(1, TimeUnit.MINUTES).isPresent() ? 1 : 0;
+                }
+                decide.add(System.nanoTime() - start);
+                exactlyOne += winners == 1 ? 1 : 0;
+            }
+        } finally {
+            racers.shutdownNow();
+        }
+        return List.of(Row.durations("slots", "10 racers per slot (" + db.label() + ")", decide, false)
+                .compared("", ElectionBench.goal(exactlyOne == slots, "exactly one winner: " + exactlyOne + " of "
+                        + slots + " slots")));
+    }
+}

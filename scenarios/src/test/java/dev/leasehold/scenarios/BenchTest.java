@@ -1,0 +1,65 @@
+package dev.leasehold.scenarios;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code bench --quick} produces the table with every row. The figures are not asserted: timing never is. */
+@Timeout(300)
+class BenchTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void quickBenchWritesEveryRow() throws Exception {
+        if ("root".equals(System.getProperty("user.name"))) {
+            throw new IllegalStateException("the PostgreSQL rows need an embedded PostgreSQL, which refuses to run"
+                    + " as root: run the build as an unprivileged user (.ci/run does that when started as root)");
+        }
+        Path out = dir.resolve("bench.md");
+        Program program = Program.run("bench", "--quick", "--out", out.toString());
+        assertThat(program.exitCode()).as(program.all()).isZero();
+        String table = Files.readString(out, StandardCharsets.UTF_8);
+        assertThat(table).as(table).contains("| benchmark | variant | n | median | p90 | p99 | ratio of medians | goal |");
+        List<String> rows = List.of(
+                "| handoff | LeaderLatch |", "| handoff | FencedLeaderLatch |",
+                "| handoff | LeaderSelector |", "| handoff | FencedLeaderSelector |",
+                "| failover | LeaderLatch (session ", "| failover | FencedLeaderLatch (session ",
+                "| herd | naive election, 10 participants |", "| herd | FencedLeaderLatch, 10 participants |",
+                "| herd | naive election, 100 participants |", "| herd | FencedLeaderLatch, 100 participants |",
+                "| slots | 10 racers per slot (PostgreSQL ");
+        for (String row : rows) {
+            assertThat(table).as(table).contains(row);
+        }
+        for (String db : List.of("H2 ", "PostgreSQL ")) {
+            for (String threads : List.of("1 thread)", "4 threads)")) {
+                for (String variant : List.of("plain UPDATE (", "conditional UPDATE with token (",
+                        "plain transaction (", "FenceGate.write (")) {
+                    assertThat(table).as(table).containsPattern("\\| fenced-write \\| " + java.util.regex.Pattern
+                            .quote(variant + db) + "[^|]*" + java.util.regex.Pattern.quote(threads));
+                }
+            }
+        }
+        for (int workers : new int[] {1, 2, 4, 8}) {
+            assertThat(table).as(table).containsPattern("\\| claims \\| FOR UPDATE, no SKIP LOCKED \\(PostgreSQL [^|]*, "
+                    + workers + " workers\\)");
+            assertThat(table).as(table).containsPattern("\\| claims \\| BatchClaims, SKIP LOCKED \\(PostgreSQL [^|]*, "
+                    + workers + " workers\\)");
+        }
+        assertThat(table).as("every comparison carries a ratio and a goal").containsPattern("\\| \\d+\\.\\d+ \\| (met|MISSED): ");
+    }
+
+    @Test
+    void anUnknownBenchmarkIsExitCode2() {
+        Program program = Program.run("bench", "no-such-bench");
+        assertThat(program.exitCode()).isEqualTo(2);
+        assertThat(program.err().strip()).startsWith("error: unknown benchmark 'no-such-bench'; known: handoff,");
+    }
+}
