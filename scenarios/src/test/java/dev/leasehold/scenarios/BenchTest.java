@@ -19,10 +19,7 @@ class BenchTest {
 
     @Test
     void quickBenchWritesEveryRow() throws Exception {
-        if ("root".equals(System.getProperty("user.name"))) {
-            throw new IllegalStateException("the PostgreSQL rows need an embedded PostgreSQL, which refuses to run"
-                    + " as root: run the build as an unprivileged user (.ci/run does that when started as root)");
-        }
+        NotRoot.require();
         Path out = dir.resolve("bench.md");
         Program program = Program.run("bench", "--quick", "--out", out.toString());
         assertThat(program.exitCode()).as(program.all()).isZero();

@@ -17,10 +17,7 @@ class PostgresScenariosTest {
 
     @Test
     void everyScenarioHoldsOnPostgres() throws Exception {
-        if ("root".equals(System.getProperty("user.name"))) {
-            throw new IllegalStateException("PostgreSQL refuses to run as root: run the build as an unprivileged"
-                    + " user (.ci/run does that when started as root)");
-        }
+        NotRoot.require();
         try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
             String url = postgres.getJdbcUrl("postgres", "postgres");
             Program program = Program.run("--jdbc", url, "--user", "postgres", "--report",

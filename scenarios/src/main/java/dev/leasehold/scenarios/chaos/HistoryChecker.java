@@ -1,0 +1,161 @@
+package dev.leasehold.scenarios.chaos;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Checks a fault campaign's history against the fenced-mutex model: what the history table committed (in commit
+ * order) and what each participant believed and saw acknowledged.
+ *
+ * <ol>
+ *   <li>accepted tokens never decrease in commit order, per resource;</li>
+ *   <li>no write with token t committed after a commit with a higher token (per resource);</li>
+ *   <li>each token belongs to exactly one participant and one ZooKeeper session;</li>
+ *   <li>every write a participant saw acknowledged is in the table (nothing acknowledged was lost);</li>
+ *   <li>successive leadership grants of one election carry strictly increasing tokens (a grant again on the same
+ *       node after a reconnect, same participant, session and token, is the same grant).</li>
+ * </ol>
+ * Overlapping beliefs of leadership are expected: they are counted, not failures. The longest time without a
+ * leader is the longest in any election.
+ */
+public final class HistoryChecker {
+
+    /** A committed row of the history table; {@code id} orders rows by commit per resource. */
+    public record Committed(long id, String resource, String participant, long token, long seq, long session) {}
+
+    /** A grant as the participant saw it, in the order grants were recorded, in one election. */
+    public record Grant(long atNanos, String election, String participant, long token, long session) {}
+
+    /** A write the participant saw acknowledged (its transaction committed). */
+    public record Ack(String participant, long token, long seq) {}
+
+    /** A period during which a participant believed it led, in one election. */
+    public record Belief(String election, String participant, long token, long fromNanos, long toNanos) {}
+
+    public record Result(List<String> violations, int overlappingBeliefs, long maxNanosWithoutLeader) {
+        public boolean ok() {
+            return violations.isEmpty();
+        }
+    }
+
+    private HistoryChecker() {}
+
+    public static Result check(List<Committed> committed, List<Grant> grants, List<Ack> acks, List<Belief> beliefs,
+                               long fromNanos, long toNanos) {
+        List<String> violations = new ArrayList<>();
+        List<Committed> ordered = new ArrayList<>(committed);
+        ordered.sort(Comparator.comparingLong(Committed::id));
+
+        // 1 and 2: per resource, in commit order.
+        Map<String, Long> highest = new HashMap<>();
+        Map<String, Long> previous = new HashMap<>();
+        for (Committed row : ordered) {
+            Long before = previous.put(row.resource(), row.token());
+            if (before != null && row.token() < before) {
+                violations.add("rule 1: on " + row.resource() + " token " + row.token() + " (row " + row.id()
+                        + ") committed right after token " + before);
+            }
+            Long max = highest.merge(row.resource(), row.token(), Math::max);
+            if (row.token() < max) {
+                violations.add("rule 2: on " + row.resource() + " a write with token " + row.token() + " (row "
+                        + row.id() + ", " + row.participant() + ") committed after a commit with token " + max);
+            }
+        }
+
+        // 3: one owner per token, across rows and grants.
+        Map<Long, Set<String>> owners = new HashMap<>();
+        for (Committed row : ordered) {
+            owners.computeIfAbsent(row.token(), t -> new HashSet<>()).add(row.participant() + "/0x"
+                    + Long.toHexString(row.session()));
+        }
+        for (Grant grant : grants) {
+            owners.computeIfAbsent(grant.token(), t -> new HashSet<>()).add(grant.participant() + "/0x"
+                    + Long.toHexString(grant.session()));
+        }
+        owners.forEach((token, who) -> {
+            if (who.size() > 1) {
+                violations.add("rule 3: token " + token + " belongs to " + who.size() + " owners: " + who);
+            }
+        });
+
+        // 4: nothing acknowledged was lost.
+        Set<String> stored = new HashSet<>();
+        for (Committed row : ordered) {
+            stored.add(row.participant() + "/" + row.token() + "/" + row.seq());
+        }
+        for (Ack ack : acks) {
+            if (!stored.contains(ack.participant() + "/" + ack.token() + "/" + ack.seq())) {
+                violations.add("rule 4: " + ack.participant() + "'s acknowledged write #" + ack.seq() + " with token "
+                        + ack.token() + " is not in the table");
+            }
+        }
+
+        // 5: successive grants of each election strictly increase.
+        Map<String, Grant> lastOf = new HashMap<>();
+        for (Grant grant : grants) {
+            Grant last = lastOf.put(grant.election(), grant);
+            if (last != null) {
+                boolean sameGrant = grant.token() == last.token() && grant.participant().equals(last.participant())
+                        && grant.session() == last.session();
+                if (!sameGrant && grant.token() <= last.token()) {
+                    violations.add("rule 5: in " + grant.election() + " the grant of token " + grant.token() + " to "
+                            + grant.participant() + " came after a grant of token " + last.token() + " to "
+                            + last.participant());
+                }
+            }
+        }
+        int overlapping = 0;
+        long longest = 0;
+        for (String election : beliefs.stream().map(Belief::election).distinct().toList()) {
+            List<Belief> mine = beliefs.stream().filter(b -> b.election().equals(election)).toList();
+            overlapping += overlaps(mine);
+            longest = Math.max(longest, maxWithoutLeader(mine, fromNanos, toNanos));
+        }
+        return new Result(violations, overlapping, beliefs.isEmpty() ? toNanos - fromNanos : longest);
+    }
+
+    /** How many times a participant began to believe it led while another of its election still believed it did. */
+    static int overlaps(List<Belief> beliefs) {
+        int overlapping = 0;
+        for (Belief b : beliefs) {
+            for (Belief other : beliefs) {
+                if (other != b && !other.participant().equals(b.participant())
+                        && other.fromNanos() < b.fromNanos() && b.fromNanos() < other.toNanos()) {
+                    overlapping++;
+                    break;
+                }
+            }
+        }
+        return overlapping;
+    }
+
+    /** The longest stretch within [from, to) in which nobody of one election believed it led. */
+    static long maxWithoutLeader(List<Belief> beliefs, long from, long to) {
+        List<Belief> sorted = new ArrayList<>(beliefs);
+        sorted.sort(Comparator.comparingLong(Belief::fromNanos));
+        long covered = from;
+        long longest = 0;
+        for (Belief b : sorted) {
+            if (b.toNanos() <= covered) {
+                continue;
+            }
+            long start = Math.max(b.fromNanos(), from);
+            if (start > covered) {
+                longest = Math.max(longest, Math.min(start, to) - covered);
+            }
+            covered = Math.max(covered, b.toNanos());
+            if (covered >= to) {
+                break;
+            }
+        }
+        if (covered < to) {
+            longest = Math.max(longest, to - covered);
+        }
+        return longest;
+    }
+}
