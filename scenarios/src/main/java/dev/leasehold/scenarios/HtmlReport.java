@@ -16,7 +16,7 @@ final class HtmlReport {
 
     private static final int WIDTH = 1100;
     private static final int LEFT = 110;
-    private static final int RIGHT = 20;
+    private static final int RIGHT = 80; // room for the labels of the last events
     private static final int LANE = 46;
     private static final int TOP = 28;
 
