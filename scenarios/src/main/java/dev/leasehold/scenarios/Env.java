@@ -130,6 +130,7 @@ public final class Env implements AutoCloseable {
     public CuratorFramework client(String connectString, int sessionMs) {
         CuratorFramework client = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
+                .ensembleTracker(false) // keep to the given addresses: a proxied client must not bypass its proxy
                 .sessionTimeoutMs(sessionMs)
                 .connectionTimeoutMs(Math.max(SESSION_MS, sessionMs))
                 .retryPolicy(new RetryNTimes(10, 100))

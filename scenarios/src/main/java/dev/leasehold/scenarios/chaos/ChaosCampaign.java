@@ -304,7 +304,10 @@ public final class ChaosCampaign {
                 proxies.add(proxy);
                 addresses.add(proxy.connectString());
             }
+            // ensembleTracker(false): Curator would otherwise replace the proxies' addresses with the servers' own
+            // (read from /zookeeper/config), bypass the proxies, and no partition would ever expire a session.
             client = CuratorFrameworkFactory.builder().connectString(String.join(",", addresses))
+                    .ensembleTracker(false)
                     .sessionTimeoutMs(SESSION_MS).connectionTimeoutMs(SESSION_MS)
                     .retryPolicy(new RetryNTimes(5, 200)).build();
             client.start();
