@@ -188,7 +188,10 @@ public final class Main implements Callable<Integer> {
                 javax.sql.DataSource ds;
                 String label;
                 boolean isPostgres;
-                if (embeddedPostgres) {
+                if (embeddedPostgres && "root".equals(System.getProperty("user.name"))) {
+                    throw new EnvException("--embedded-postgres: PostgreSQL refuses to run as root; run chaos as an"
+                            + " unprivileged user, or give --jdbc", null);
+                } else if (embeddedPostgres) {
                     try {
                         postgres = io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder().start();
                     } catch (java.io.IOException | RuntimeException e) {

@@ -55,7 +55,10 @@ public final class Bench {
                     default -> {
                         if (dbs.isEmpty()) {
                             dbs.add(h2());
-                            if (pgUrl == null) {
+                            if (pgUrl == null && "root".equals(System.getProperty("user.name"))) {
+                                notes.add("PostgreSQL rows skipped: PostgreSQL refuses to run as root; run bench as"
+                                        + " an unprivileged user, or give --jdbc");
+                            } else if (pgUrl == null) {
                                 try {
                                     embedded = EmbeddedPostgres.builder().start();
                                     dbs.add(db(embedded.getPostgresDatabase(), true));
