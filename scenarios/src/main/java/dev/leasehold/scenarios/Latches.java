@@ -4,11 +4,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /** Waits on the events that order a scenario's decisive steps; a missing event fails the scenario clearly. */
-final class Latches {
+public final class Latches {
 
     private Latches() {}
 
-    static void await(CountDownLatch latch, long timeoutMillis, String what) throws InterruptedException {
+    public static void await(CountDownLatch latch, long timeoutMillis, String what) throws InterruptedException {
         if (!latch.await(timeoutMillis, TimeUnit.MILLISECONDS)) {
             throw new IllegalStateException("timed out after " + timeoutMillis + " ms waiting until " + what);
         }

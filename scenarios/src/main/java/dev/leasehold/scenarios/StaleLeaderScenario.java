@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
@@ -60,7 +59,7 @@ final class StaleLeaderScenario implements Scenario {
     /** The charges table of one run; {@code fenced} adds the idempotency key (customer, period). */
     private record Charges(DataSource ds, String table) {
 
-        static Charges create(Env env, DataSource ds, String prefix, boolean keyed) throws SQLException {
+        static Charges create(DataSource ds, String prefix, boolean keyed) throws SQLException {
             Charges charges = new Charges(ds, prefix + "charges");
             try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE " + charges.table + " (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
@@ -122,7 +121,7 @@ final class StaleLeaderScenario implements Scenario {
         Timeline timeline = new Timeline(NAME + ": uncoordinated", env.out(), List.of("A", "B", "C"));
         DataSource ds = env.dataSource(NAME + "-uncoordinated");
         String prefix = env.tablePrefix();
-        Charges charges = Charges.create(env, ds, prefix, false);
+        Charges charges = Charges.create(ds, prefix, false);
         List<Thread> runs = new ArrayList<>();
         try {
             for (String instance : List.of("A", "B", "C")) {
@@ -161,7 +160,7 @@ final class StaleLeaderScenario implements Scenario {
         Timeline timeline = new Timeline(NAME + ": pinned", env.out(), List.of("A", "B", "C"));
         DataSource ds = env.dataSource(NAME + "-pinned");
         String prefix = env.tablePrefix();
-        Charges charges = Charges.create(env, ds, prefix, false);
+        Charges charges = Charges.create(ds, prefix, false);
         try {
             timeline.problem("A", "crashed at 01:59, one minute before the nightly billing run");
             timeline.info("B", "not configured to run billing: idle");
@@ -190,7 +189,6 @@ final class StaleLeaderScenario implements Scenario {
         volatile int leadership = -1;
         final CountDownLatch granted = new CountDownLatch(1);
         final CountDownLatch runDone = new CountDownLatch(1);
-        final AtomicReference<FencingToken> grant = new AtomicReference<>();
 
         Scheduler(String name, FencedLeaderLatch latch, Timeline timeline, Billing billing) {
             this.name = name;
@@ -201,7 +199,6 @@ final class StaleLeaderScenario implements Scenario {
 
         @Override
         public void leadershipAcquired(FencingToken token) {
-            grant.set(token);
             leadership = timeline.begin(name, Timeline.SpanKind.LEADERSHIP, "leader, token " + token.value());
             timeline.info(name, "leads with token " + token.value() + " (czxid 0x" + Long.toHexString(token.value())
                     + ")");
@@ -316,7 +313,7 @@ final class StaleLeaderScenario implements Scenario {
         String prefix = env.tablePrefix();
         StoreConfig config = StoreConfig.defaults().withTablePrefix(prefix);
         FencedSchema.install(ds, config);
-        Charges charges = Charges.create(env, ds, prefix, fenced);
+        Charges charges = Charges.create(ds, prefix, fenced);
         Billing billing = new Billing(fenced, charges, new FenceGate(ds, config), timeline);
         String path = "/leasehold-scenarios/" + prefix + "billing";
         Env.ProxiedClient a = env.proxiedClient();

@@ -498,9 +498,7 @@ final class ElectionBench {
     }
 
     private static void await(CountDownLatch latch, String what) throws InterruptedException {
-        if (!latch.await(WAIT_MS, TimeUnit.MILLISECONDS)) {
-            throw new IllegalStateException("timed out waiting for " + what);
-        }
+        dev.leasehold.scenarios.Latches.await(latch, WAIT_MS, what);
     }
 
     static void awaitChildren(CuratorFramework client, String path, int count) throws Exception {
