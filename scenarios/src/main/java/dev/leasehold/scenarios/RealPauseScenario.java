@@ -41,9 +41,7 @@ final class RealPauseScenario implements Scenario {
     }
 
     static boolean supported() {
-        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        return (os.contains("linux") || os.contains("mac")) && (new File("/bin/kill").canExecute()
-                || new File("/usr/bin/kill").canExecute());
+        return ChildJvm.signalsSupported();
     }
 
     @Override
@@ -147,7 +145,7 @@ final class RealPauseScenario implements Scenario {
             long oldToken = children.tokens.get(leader);
             children.await(() -> children.writes(leader) >= 2, leader + " writes twice");
 
-            signal("-STOP", processes.get(leader));
+            ChildJvm.signal("-STOP", processes.get(leader));
             int pause = timeline.begin(leader, Timeline.SpanKind.PAUSE, "kill -STOP");
             timeline.problem(leader, "kill -STOP: the whole process is frozen (GC pause, frozen VM)");
             int writesWhenFrozen = children.writes(leader);
@@ -157,7 +155,7 @@ final class RealPauseScenario implements Scenario {
             children.await(() -> children.writes(next) >= 1, next + " writes");
             timeline.end(pause);
             timeline.info(leader, "kill -CONT: thawed, believing it still leads with token " + oldToken);
-            signal("-CONT", processes.get(leader));
+            ChildJvm.signal("-CONT", processes.get(leader));
 
             if (fenced) {
                 children.await(() -> children.rejections.containsKey(leader), leader + "'s next write is refused");
@@ -189,12 +187,8 @@ final class RealPauseScenario implements Scenario {
 
     private static Process start(Env env, String url, String path, String child, String prefix, boolean fenced)
             throws IOException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:TieredStopAtLevel=1",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=error", "-cp", System.getProperty("java.class.path"),
-                PauseChild.class.getName(), env.zkConnect(), url, env.user() == null ? "-" : env.user(),
+        return ChildJvm.start(PauseChild.class, List.of(env.zkConnect(), url, env.user() == null ? "-" : env.user(),
                 env.password() == null ? "-" : env.password(), path, child, prefix, fenced ? "fenced" : "unfenced"));
-        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     }
 
     private static void pipe(String child, Process process, Children children) {
@@ -211,13 +205,6 @@ final class RealPauseScenario implements Scenario {
         }, "pipe-" + child);
         reader.setDaemon(true);
         reader.start();
-    }
-
-    private static void signal(String signal, Process process) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", signal, String.valueOf(process.pid())).inheritIO().start();
-        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-            throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
-        }
     }
 
     /** Ledger rows whose token is lower than a token committed before them: stale writes that landed. */

@@ -72,6 +72,39 @@ class ProgramTest {
         assertThat(program.err()).doesNotContain("\tat ");
     }
 
+    @Test
+    void chaosRejectsBadOptionsWithOneLineAndExitCode2() {
+        Program help = Program.run("chaos", "--help");
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.out()).contains("--processes", "--zk", "--jdbc", "--embedded-postgres", "--seed",
+                "--duration", "--participants");
+        String[][] bad = {
+                {"chaos", "--participants", "1"},
+                {"chaos", "--duration", "0s"},
+                {"chaos", "--duration", "soon"},
+                {"chaos", "--jdbc", "jdbc:h2:mem:x", "--embedded-postgres"},
+                {"chaos", "--zk", "127.0.0.1:1"},
+                {"chaos", "--jdbc", "jdbc:postgresql://127.0.0.1:1/none", "--user", "nobody"},
+        };
+        for (String[] args : bad) {
+            Program program = Program.run(args);
+            assertThat(program.exitCode()).as(program.all()).isEqualTo(2);
+            assertThat(program.err().lines()).as(program.all()).hasSize(1);
+            assertThat(program.err()).as(program.all()).startsWith("error: ").doesNotContain("\tat ");
+        }
+    }
+
+    @Test
+    void aShortChaosRunPrintsItsSeedAndSummaryAndExitsZero() {
+        Program program = Program.run("chaos", "--duration", "5s", "--participants", "2", "--seed", "7");
+        assertThat(program.exitCode()).as(program.all()).isZero();
+        assertThat(program.out()).as(program.all()).contains("chaos: seed 7, 5 s, 2 participants",
+                "(replay with --seed 7)", "fault mix: ");
+        assertThat(program.out().lines().filter(l -> l.startsWith("seed=7 faults=")).toList()).as(program.all())
+                .singleElement().asString().matches("seed=7 faults=\\d+ grants=\\d+ writes accepted=\\d+ stale"
+                        + " rejected=\\d+ overlapping beliefs=\\d+ max time without a leader=\\d+ms violations=0");
+    }
+
     /** The report: self-contained, a lane per instance, and a rejected write in the fenced runs. */
     @Test
     void theReportHasALanePerInstanceAndTheRejectedWrites() throws Exception {

@@ -1,25 +1,28 @@
 package dev.leasehold.scenarios.chaos;
 
-import dev.leasehold.recipes.FencedLeaderLatch;
-import dev.leasehold.recipes.FencedLeaderListener;
-import dev.leasehold.recipes.FencedLeaderSelector;
-import dev.leasehold.recipes.FencingToken;
 import dev.leasehold.recipes.TcpProxy;
+import dev.leasehold.scenarios.ChildJvm;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
-import dev.leasehold.store.FencingException;
-import dev.leasehold.store.StaleTokenException;
 import dev.leasehold.store.StoreConfig;
+import java.io.BufferedReader;
 import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
 import java.io.PrintStream;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -28,7 +31,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
-import javax.sql.DataSource;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;
@@ -37,12 +39,21 @@ import org.apache.curator.test.TestingCluster;
 import org.apache.zookeeper.client.FourLetterWordMain;
 
 /**
- * A seeded fault campaign: participants (FencedLeaderLatch and FencedLeaderSelector, mixed) on a 3-server
- * TestingCluster, each connected through its own TCP proxies, write through {@link FenceGate} into a history table
- * while leader; a nemesis driven by the seed partitions them, pauses leaders (worker frozen and connection silent
- * longer than the session), kills and restarts servers (the quorum leader too), stops the whole ensemble shorter
- * and longer than the session, expires sessions on the client only, and terminates database connections on
- * PostgreSQL. Then {@link HistoryChecker} judges the history.
+ * A seeded fault campaign. Participants (FencedLeaderLatch and FencedLeaderSelector, mixed; in this JVM or, in
+ * process mode, each in its own JVM) connect to ZooKeeper through their own TCP proxies, one per server, and while
+ * leader write through {@link FenceGate} into a history table. ZooKeeper is a 3-server TestingCluster the campaign
+ * starts, or an ensemble it is given ({@code zkConnect}; then it kills no servers). A nemesis driven by the seed:
+ * <ul>
+ *   <li>partitions a participant (its proxies silent longer than the session);</li>
+ *   <li>pauses one: in this JVM its worker is frozen after its token and its connection silenced; in process mode
+ *       the whole JVM gets {@code kill -STOP} and, after another participant was granted, {@code kill -CONT};</li>
+ *   <li>kills and restarts servers, the quorum leader too, and stops the whole ensemble shorter and longer than the
+ *       session (own cluster only);</li>
+ *   <li>expires a session on the client only;</li>
+ *   <li>crashes a participant's JVM with {@code kill -KILL} and starts a new one (process mode only);</li>
+ *   <li>terminates the database's connections (PostgreSQL) and restarts the database (one the campaign started).</li>
+ * </ul>
+ * Then {@link HistoryChecker} judges the history.
  */
 public final class ChaosCampaign {
 
@@ -51,58 +62,91 @@ public final class ChaosCampaign {
     public static final String RESOURCE = "chaos-ledger-";
     private static final int TICK_MS = 200;
     private static final int SESSION_MS = 2_000;
-    private static final long WRITE_PACE_MS = 25;
+    private static final long CHILD_START_SECONDS = 60;
+    private static final long FAULT_DICE_SALT = 0x5DEECE66DL;
 
     /**
-     * @param postgres true if {@code ds} is PostgreSQL (then connections are also terminated)
+     * @param zkConnect an ensemble to use (its servers are never killed), or null for a 3-server TestingCluster
+     * @param processes run each participant in its own JVM (needs kill: Linux or macOS)
      */
-    public record Config(Duration duration, long seed, int participants, DataSource ds, boolean postgres,
-                         String databaseLabel, PrintStream out) {}
+    public record Config(Duration duration, long seed, int participants, ChaosDatabase database, String zkConnect,
+                         boolean processes, PrintStream out) {}
 
     public record Summary(String line, String faultMix, HistoryChecker.Result result) {}
 
     private final Config config;
     private final Random random;
+    /** Decides only which fault comes next, so that a seed fixes the sequence of fault kinds. */
+    private final Random faultDice;
     private final String prefix;
-    private final FenceGate gate;
     private final List<HistoryChecker.Grant> grants = Collections.synchronizedList(new ArrayList<>());
     private final List<HistoryChecker.Ack> acks = Collections.synchronizedList(new ArrayList<>());
     private final List<HistoryChecker.Belief> beliefs = Collections.synchronizedList(new ArrayList<>());
+    /** Per participant, the grants it still believes in: token and since when. */
+    private final Map<String, List<long[]>> openBeliefs = new HashMap<>();
     private final AtomicInteger staleRejected = new AtomicInteger();
     private final AtomicInteger databaseErrors = new AtomicInteger();
     private final Map<String, Integer> faults = new TreeMap<>();
     private final List<Participant> participants = new ArrayList<>();
+    private final Map<String, Integer> faultWeights = new LinkedHashMap<>();
     private TestingCluster cluster;
+    private List<String[]> servers;
+    private String chroot = "";
 
     public ChaosCampaign(Config config) {
+        if (config.processes() && !ChildJvm.signalsSupported()) {
+            throw new IllegalArgumentException("process mode needs kill -STOP/-CONT/-KILL (Linux or macOS); this is "
+                    + System.getProperty("os.name"));
+        }
         this.config = config;
         this.random = new Random(config.seed());
+        this.faultDice = new Random(config.seed() ^ FAULT_DICE_SALT);
         this.prefix = "lhc" + Long.toString(Math.abs(config.seed() % 1_000_000), 36) + "_"
                 + Long.toString(System.nanoTime() % 10_000, 36) + "_";
-        this.gate = new FenceGate(config.ds(), StoreConfig.defaults().withTablePrefix(prefix));
+        boolean ownCluster = config.zkConnect() == null;
+        faultWeights.put("partition", 20);
+        faultWeights.put("pause", 20);
+        faultWeights.put("kill server", ownCluster ? 10 : 0);
+        faultWeights.put("kill quorum leader", ownCluster ? 8 : 0);
+        faultWeights.put("ensemble down", ownCluster ? 7 : 0);
+        faultWeights.put("client-side expiry", 12);
+        faultWeights.put("crash participant", config.processes() ? 8 : 0);
+        faultWeights.put("terminate db connections", config.database().postgres() ? 8 : 0);
+        faultWeights.put("restart database", config.database().restartable() ? 7 : 0);
+    }
+
+    /** The faults this campaign can inject, with their weights (0: not possible in this configuration). */
+    public Map<String, Integer> faultWeights() {
+        return Collections.unmodifiableMap(faultWeights);
     }
 
     public Summary run() throws Exception {
         System.setProperty("zookeeper.4lw.commands.whitelist", "*");
-        List<InstanceSpec> specs = new ArrayList<>();
-        for (int id = 1; id <= 3; id++) {
-            specs.add(new InstanceSpec(null, -1, -1, -1, true, id, TICK_MS, 0));
-        }
-        FencedSchema.install(config.ds(), StoreConfig.defaults().withTablePrefix(prefix));
-        try (Connection c = config.ds().getConnection(); Statement s = c.createStatement()) {
+        StoreConfig store = StoreConfig.defaults().withTablePrefix(prefix);
+        FencedSchema.install(config.database().dataSource(), store);
+        try (Connection c = config.database().dataSource().getConnection(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + prefix + "history (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
                     + " resource VARCHAR(100) NOT NULL, participant VARCHAR(20) NOT NULL, token BIGINT NOT NULL,"
                     + " seq BIGINT NOT NULL, session BIGINT NOT NULL)");
         }
-        cluster = new TestingCluster(specs);
         long from;
         long to;
+        // A child JVM stopped with kill -STOP would never read that stdin closed: kill them all if this JVM exits.
+        Thread killChildren = new Thread(() -> participants.forEach(Participant::kill), "chaos-kill-children");
+        Runtime.getRuntime().addShutdownHook(killChildren);
         try {
-            cluster.start();
+            startEnsemble();
+            FenceGate gate = new FenceGate(config.database().dataSource(), store);
             for (int i = 0; i < config.participants(); i++) {
-                Participant participant = new Participant("p-" + i, i % 2 == 1);
+                String id = "p-" + i;
+                boolean selector = i % 2 == 1;
+                Participant participant = config.processes() ? new ChildParticipant(id, selector)
+                        : new LocalParticipant(id, selector, gate);
                 participants.add(participant);
                 participant.start();
+            }
+            for (Participant participant : participants) {
+                participant.awaitJoined();
             }
             from = System.nanoTime();
             long end = from + config.duration().toNanos();
@@ -111,7 +155,7 @@ public final class ChaosCampaign {
                 if (System.nanoTime() >= end) {
                     break;
                 }
-                inject(random.nextInt(100));
+                inject(pickFault(faultDice));
             }
             to = System.nanoTime();
             heal();
@@ -120,7 +164,10 @@ public final class ChaosCampaign {
             for (Participant participant : participants) {
                 participant.close();
             }
-            cluster.close();
+            if (cluster != null) {
+                cluster.close();
+            }
+            Runtime.getRuntime().removeShutdownHook(killChildren);
         }
         List<HistoryChecker.Committed> committed = readHistory();
         HistoryChecker.Result result;
@@ -134,74 +181,224 @@ public final class ChaosCampaign {
                 grants.size(), committed.size(), staleRejected.get(), result.overlappingBeliefs(),
                 TimeUnit.NANOSECONDS.toMillis(result.maxNanosWithoutLeader()), result.violations().size());
         String mix = faults.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
-                .collect(Collectors.joining(", ")) + "; session " + SESSION_MS + " ms, tick " + TICK_MS + " ms, "
-                + config.participants() + " participants, " + config.databaseLabel() + ", database errors survived "
-                + databaseErrors.get();
+                .collect(Collectors.joining(", ")) + "; session " + SESSION_MS + " ms"
+                + (cluster != null ? ", tick " + TICK_MS + " ms, 3-server TestingCluster" : ", ensemble "
+                + config.zkConnect()) + ", " + config.participants() + " participants "
+                + (config.processes() ? "in child JVMs" : "in one JVM") + ", " + config.database().label()
+                + ", database errors survived " + databaseErrors.get();
         return new Summary(line, mix, result);
+    }
+
+    private void startEnsemble() throws Exception {
+        servers = new ArrayList<>();
+        if (config.zkConnect() == null) {
+            List<InstanceSpec> specs = new ArrayList<>();
+            for (int id = 1; id <= 3; id++) {
+                specs.add(new InstanceSpec(null, -1, -1, -1, true, id, TICK_MS, 0));
+            }
+            cluster = new TestingCluster(specs);
+            cluster.start();
+            for (InstanceSpec spec : cluster.getInstances()) {
+                servers.add(new String[] {spec.getHostname(), String.valueOf(spec.getPort())});
+            }
+            return;
+        }
+        String hosts = config.zkConnect();
+        int slash = hosts.indexOf('/');
+        if (slash >= 0) {
+            chroot = hosts.substring(slash);
+            hosts = hosts.substring(0, slash);
+        }
+        for (String server : hosts.split(",")) {
+            int colon = server.lastIndexOf(':');
+            if (colon <= 0 || !server.substring(colon + 1).matches("\\d{1,5}")) {
+                throw new IllegalArgumentException("--zk: expected host:port[,host:port...][/chroot], got '"
+                        + config.zkConnect() + "'");
+            }
+            servers.add(new String[] {server.substring(0, colon).trim(), server.substring(colon + 1)});
+        }
+    }
+
+    // ---- what participants report ------------------------------------------------------------------------------
+
+    private void granted(Participant who, long token, long session) {
+        long now = System.nanoTime();
+        synchronized (grants) {
+            grants.add(new HistoryChecker.Grant(now, who.election(), who.id, token, session));
+            openBeliefs.computeIfAbsent(who.id, k -> new ArrayList<>()).add(new long[] {token, now});
+            grants.notifyAll();
+        }
+    }
+
+    private void ended(Participant who, long token) {
+        long now = System.nanoTime();
+        synchronized (grants) {
+            Iterator<long[]> open = openBeliefs.getOrDefault(who.id, new ArrayList<>()).iterator();
+            while (open.hasNext()) {
+                long[] belief = open.next();
+                if (belief[0] == token) {
+                    open.remove();
+                    beliefs.add(new HistoryChecker.Belief(who.election(), who.id, token, belief[1], now));
+                    return;
+                }
+            }
+        }
+    }
+
+    /** A participant that is gone (its JVM killed) believes nothing any more. */
+    private void endAll(Participant who) {
+        long now = System.nanoTime();
+        synchronized (grants) {
+            List<long[]> open = openBeliefs.getOrDefault(who.id, new ArrayList<>());
+            for (long[] belief : open) {
+                beliefs.add(new HistoryChecker.Belief(who.election(), who.id, belief[0], belief[1], now));
+            }
+            open.clear();
+        }
+    }
+
+    private boolean leading(Participant who) {
+        synchronized (grants) {
+            return !openBeliefs.getOrDefault(who.id, List.of()).isEmpty();
+        }
+    }
+
+    private Member.Events events(Participant who) {
+        return new Member.Events() {
+            @Override
+            public void granted(long token, long session) {
+                ChaosCampaign.this.granted(who, token, session);
+            }
+
+            @Override
+            public void acknowledged(long token, long seq) {
+                acks.add(new HistoryChecker.Ack(who.id, token, seq));
+            }
+
+            @Override
+            public void staleRejected(long token) {
+                staleRejected.incrementAndGet();
+            }
+
+            @Override
+            public void databaseError() {
+                databaseErrors.incrementAndGet();
+            }
+
+            @Override
+            public void ended(long token) {
+                ChaosCampaign.this.ended(who, token);
+            }
+        };
     }
 
     // ---- the nemesis ------------------------------------------------------------------------------------------
 
-    private void inject(int dice) throws Exception {
-        if (dice < 22) {
-            Participant victim = pick();
-            fault("partition");
-            say("partition " + victim.id + (victim.leading != null ? " (a leader)" : "") + " for longer than its"
-                    + " session");
-            victim.silence();
-            Thread.sleep(SESSION_MS + 500 + random.nextInt(1000)); // the partition's length
-            victim.resume();
-        } else if (dice < 44) {
-            Participant victim = pick();
-            fault("pause");
-            say("pause " + victim.id + (victim.leading != null ? " (a leader)" : "") + ": worker frozen after its"
-                    + " token, connection silent");
-            int grantsBefore = grants.size();
-            victim.freeze();
-            Thread.sleep(SESSION_MS + 500 + random.nextInt(1000)); // the GC pause
-            awaitGrantElsewhere(victim, grantsBefore); // it ends after someone else leads, as a long pause does
-            victim.thaw();
-        } else if (dice < 56) {
-            InstanceSpec spec = List.copyOf(cluster.getInstances()).get(random.nextInt(3));
-            boolean leader = mode(spec).equals("leader");
-            fault(leader ? "kill quorum leader" : "kill server");
-            say("kill server " + spec.getServerId() + (leader ? " (quorum leader)" : ""));
-            cluster.killServer(spec);
-            Thread.sleep(500 + random.nextInt(1500)); // the server's downtime
-            cluster.restartServer(spec);
-        } else if (dice < 64) {
-            InstanceSpec leader = quorumLeader();
-            if (leader != null) {
-                fault("kill quorum leader");
-                say("kill the quorum leader, server " + leader.getServerId());
-                cluster.killServer(leader);
-                Thread.sleep(500 + random.nextInt(1500)); // the server's downtime
-                cluster.restartServer(leader);
-            }
-        } else if (dice < 72) {
-            boolean longer = random.nextBoolean();
-            fault(longer ? "ensemble down > session" : "ensemble down < session");
-            say("stop the whole ensemble for " + (longer ? "longer" : "shorter") + " than the session");
-            for (InstanceSpec spec : cluster.getInstances()) {
-                cluster.killServer(spec);
-            }
-            Thread.sleep(longer ? SESSION_MS + 1_000 : SESSION_MS / 3); // the outage
-            for (InstanceSpec spec : cluster.getInstances()) {
-                cluster.restartServer(spec);
-            }
-        } else if (dice < 86 || !config.postgres()) {
-            Participant victim = pick();
-            fault("client-side expiry");
-            say("expire " + victim.id + "'s session on the client only");
-            victim.client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
-        } else {
-            fault("terminate db connections");
-            say("terminate every other database connection");
-            try (Connection c = config.ds().getConnection(); Statement s = c.createStatement()) {
-                s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database()"
-                        + " AND pid <> pg_backend_pid()");
+    /** The kinds of the first {@code n} faults this campaign will inject (their victims and lengths vary). */
+    public List<String> plannedFaults(int n) {
+        Random dice = new Random(config.seed() ^ FAULT_DICE_SALT);
+        List<String> planned = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            planned.add(pickFault(dice));
+        }
+        return planned;
+    }
+
+    private String pickFault(Random dice) {
+        int total = faultWeights.values().stream().mapToInt(Integer::intValue).sum();
+        int roll = dice.nextInt(total);
+        for (Map.Entry<String, Integer> fault : faultWeights.entrySet()) {
+            roll -= fault.getValue();
+            if (roll < 0) {
+                return fault.getKey();
             }
         }
+        throw new IllegalStateException("no fault picked");
+    }
+
+    private void inject(String fault) throws Exception {
+        switch (fault) {
+            case "partition" -> {
+                Participant victim = pick();
+                fault(fault);
+                say("partition " + victim.id + (leading(victim) ? " (a leader)" : "") + " for longer than its"
+                        + " session");
+                victim.silence();
+                Thread.sleep(SESSION_MS + 500 + random.nextInt(1000)); // the partition's length
+                victim.resume();
+            }
+            case "pause" -> {
+                Participant victim = pick();
+                fault(fault);
+                say("pause " + victim.id + (leading(victim) ? " (a leader)" : "") + ": " + victim.pauseKind());
+                int grantsBefore = grants.size();
+                victim.pause();
+                Thread.sleep(SESSION_MS + 500 + random.nextInt(1000)); // the GC pause
+                awaitGrantElsewhere(victim, grantsBefore); // it ends after someone else leads, as a long pause does
+                victim.unpause();
+            }
+            case "kill server" -> {
+                InstanceSpec spec = List.copyOf(cluster.getInstances()).get(random.nextInt(3));
+                boolean leader = mode(spec).equals("leader");
+                fault(leader ? "kill quorum leader" : "kill server");
+                say("kill server " + spec.getServerId() + (leader ? " (quorum leader)" : ""));
+                bounce(spec);
+            }
+            case "kill quorum leader" -> {
+                InstanceSpec leader = quorumLeader();
+                if (leader != null) {
+                    fault(fault);
+                    say("kill the quorum leader, server " + leader.getServerId());
+                    bounce(leader);
+                }
+            }
+            case "ensemble down" -> {
+                boolean longer = random.nextBoolean();
+                fault(longer ? "ensemble down > session" : "ensemble down < session");
+                say("stop the whole ensemble for " + (longer ? "longer" : "shorter") + " than the session");
+                for (InstanceSpec spec : cluster.getInstances()) {
+                    cluster.killServer(spec);
+                }
+                Thread.sleep(longer ? SESSION_MS + 1_000 : SESSION_MS / 3); // the outage
+                for (InstanceSpec spec : cluster.getInstances()) {
+                    cluster.restartServer(spec);
+                }
+            }
+            case "client-side expiry" -> {
+                Participant victim = pick();
+                fault(fault);
+                say("expire " + victim.id + "'s session on the client only");
+                victim.expireOnClient();
+            }
+            case "crash participant" -> {
+                Participant victim = pick();
+                fault(fault);
+                say("crash " + victim.id + (leading(victim) ? " (a leader)" : "") + " with kill -KILL and start it"
+                        + " again");
+                victim.crashAndRestart();
+            }
+            case "terminate db connections" -> {
+                fault(fault);
+                say("terminate every other database connection");
+                try (Connection c = config.database().dataSource().getConnection(); Statement s = c.createStatement()) {
+                    s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname ="
+                            + " current_database() AND pid <> pg_backend_pid()");
+                }
+            }
+            case "restart database" -> {
+                fault(fault);
+                say("restart the database (" + (config.database().postgres() ? "crash: immediate shutdown" : "SHUTDOWN")
+                        + ")");
+                config.database().restart();
+            }
+            default -> throw new IllegalStateException("unknown fault " + fault);
+        }
+    }
+
+    private void bounce(InstanceSpec spec) throws Exception {
+        cluster.killServer(spec);
+        Thread.sleep(500 + random.nextInt(1500)); // the server's downtime
+        cluster.restartServer(spec);
     }
 
     /** Waits (bounded) until another participant of the victim's election has been granted leadership. */
@@ -227,9 +424,9 @@ public final class ChaosCampaign {
         config.out().println("  nemesis: " + what);
     }
 
-    /** The participant that believes it leads, if any (the interesting victim), else any. */
+    /** A participant that believes it leads, if any (the interesting victim), else any. */
     private Participant pick() {
-        List<Participant> leaders = participants.stream().filter(p -> p.leading != null).toList();
+        List<Participant> leaders = participants.stream().filter(this::leading).toList();
         if (!leaders.isEmpty() && random.nextInt(4) > 0) {
             return leaders.get(random.nextInt(leaders.size()));
         }
@@ -257,20 +454,22 @@ public final class ChaosCampaign {
     }
 
     private void heal() throws Exception {
-        for (InstanceSpec spec : cluster.getInstances()) {
-            if (mode(spec).equals("down")) {
-                cluster.restartServer(spec);
+        if (cluster != null) {
+            for (InstanceSpec spec : cluster.getInstances()) {
+                if (mode(spec).equals("down")) {
+                    cluster.restartServer(spec);
+                }
             }
         }
         for (Participant participant : participants) {
             participant.resume();
-            participant.thaw();
+            participant.unpause();
         }
     }
 
     private List<HistoryChecker.Committed> readHistory() throws SQLException {
         List<HistoryChecker.Committed> rows = new ArrayList<>();
-        try (Connection c = config.ds().getConnection(); Statement s = c.createStatement();
+        try (Connection c = config.database().dataSource().getConnection(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT id, resource, participant, token, seq, session FROM " + prefix
                      + "history ORDER BY id")) {
             while (rs.next()) {
@@ -281,138 +480,123 @@ public final class ChaosCampaign {
         return rows;
     }
 
-    // ---- a participant --------------------------------------------------------------------------------------
+    // ---- participants -----------------------------------------------------------------------------------------
 
-    /** One participant: its proxies (one per server), its client, its recipe and its work loop while leader. */
-    private final class Participant implements Closeable {
+    /** A participant: its proxies (one per server) and what the nemesis can do to it. */
+    private abstract class Participant implements Closeable {
         final String id;
         final boolean selector;
         final List<TcpProxy> proxies = new ArrayList<>();
-        final CuratorFramework client;
-        volatile FencingToken leading;
-        volatile CountDownLatch frozen;
-        /** Set when the latch's current grant is lost; each grant's worker watches its own flag. */
-        volatile java.util.concurrent.atomic.AtomicBoolean lost = new java.util.concurrent.atomic.AtomicBoolean(true);
-        private Closeable recipe;
 
-        Participant(String id, boolean selector) throws Exception {
+        Participant(String id, boolean selector) throws IOException {
             this.id = id;
             this.selector = selector;
-            List<String> addresses = new ArrayList<>();
-            for (InstanceSpec spec : cluster.getInstances()) {
-                TcpProxy proxy = new TcpProxy(spec.getHostname(), spec.getPort());
-                proxies.add(proxy);
-                addresses.add(proxy.connectString());
+            for (String[] server : servers) {
+                proxies.add(new TcpProxy(server[0], Integer.parseInt(server[1])));
             }
-            // ensembleTracker(false): Curator would otherwise replace the proxies' addresses with the servers' own
-            // (read from /zookeeper/config), bypass the proxies, and no partition would ever expire a session.
-            client = CuratorFrameworkFactory.builder().connectString(String.join(",", addresses))
-                    .ensembleTracker(false)
-                    .sessionTimeoutMs(SESSION_MS).connectionTimeoutMs(SESSION_MS)
-                    .retryPolicy(new RetryNTimes(5, 200)).build();
-            client.start();
+        }
+
+        String connectString() {
+            return proxies.stream().map(TcpProxy::connectString).collect(Collectors.joining(",")) + chroot;
         }
 
         String election() {
-            return selector ? "selector" : "latch";
+            return Member.election(selector);
         }
 
+        String path() {
+            return "/chaos/" + prefix + election();
+        }
+
+        String resource() {
+            return RESOURCE + election();
+        }
+
+        abstract void start() throws Exception;
+
+        void awaitJoined() throws InterruptedException {}
+
+        void silence() {
+            proxies.forEach(TcpProxy::silence);
+        }
+
+        void resume() {
+            proxies.forEach(TcpProxy::resume);
+        }
+
+        abstract String pauseKind();
+
+        abstract void pause() throws Exception;
+
+        abstract void unpause() throws Exception;
+
+        abstract void expireOnClient() throws Exception;
+
+        void crashAndRestart() throws Exception {
+            throw new UnsupportedOperationException("only a participant in its own JVM can be crashed");
+        }
+
+        /** Ends its JVM at once, if it has one (on this JVM's exit). */
+        void kill() {}
+
+        void closeProxies() {
+            for (TcpProxy proxy : proxies) {
+                try {
+                    proxy.close();
+                } catch (IOException ignored) {
+                    // best effort: the campaign is over
+                }
+            }
+        }
+    }
+
+    /** A participant in this JVM; a pause freezes its worker (after its leadership check) and silences it. */
+    private final class LocalParticipant extends Participant {
+        private final CuratorFramework client;
+        private final Member member;
+        private volatile CountDownLatch frozen;
+
+        LocalParticipant(String id, boolean selector, FenceGate gate) throws IOException {
+            super(id, selector);
+            // ensembleTracker(false): Curator would otherwise replace the proxies' addresses with the servers' own
+            // (read from /zookeeper/config), bypass the proxies, and no partition would ever expire a session.
+            client = CuratorFrameworkFactory.builder().connectString(connectString()).ensembleTracker(false)
+                    .sessionTimeoutMs(SESSION_MS).connectionTimeoutMs(SESSION_MS)
+                    .retryPolicy(new RetryNTimes(5, 200)).build();
+            member = new Member(client, gate, prefix + "history", id, selector, path(), resource(), events(this),
+                    this::holdIfFrozen);
+        }
+
+        @Override
         void start() {
-            String path = "/chaos/" + prefix + election();
-            if (selector) {
-                FencedLeaderSelector s = new FencedLeaderSelector(client, path, id, (c, token) -> work(token, null));
-                s.autoRequeue();
-                s.start();
-                recipe = s;
-            } else {
-                FencedLeaderLatch latch = new FencedLeaderLatch(client, path, id);
-                latch.addListener(new FencedLeaderListener() {
-                    @Override
-                    public void leadershipAcquired(FencingToken token) {
-                        java.util.concurrent.atomic.AtomicBoolean mine = new java.util.concurrent.atomic.AtomicBoolean();
-                        lost = mine;
-                        Thread worker = new Thread(() -> work(token, mine), "chaos-" + id);
-                        worker.setDaemon(true);
-                        worker.start();
-                    }
+            client.start();
+            member.start();
+        }
 
-                    @Override
-                    public void leadershipLost(FencingToken token) {
-                        lost.set(true);
-                    }
-                });
-                latch.start();
-                recipe = latch;
+        @Override
+        String pauseKind() {
+            return "worker frozen after its token, connection silent";
+        }
+
+        @Override
+        void pause() {
+            frozen = new CountDownLatch(1);
+            silence();
+        }
+
+        @Override
+        void unpause() {
+            resume();
+            CountDownLatch hold = frozen;
+            frozen = null;
+            if (hold != null) {
+                hold.countDown();
             }
         }
 
-        /** Fence first, then write until the resource refuses, leadership is lost, or the campaign closes. */
-        private void work(FencingToken token, java.util.concurrent.atomic.AtomicBoolean lostFlag) {
-            long session;
-            try {
-                session = client.getZookeeperClient().getZooKeeper().getSessionId();
-            } catch (Exception e) {
-                return;
-            }
-            long since = System.nanoTime();
-            synchronized (grants) {
-                grants.add(new HistoryChecker.Grant(since, election(), id, token.value(), session));
-                grants.notifyAll();
-            }
-            String resource = RESOURCE + election();
-            leading = token;
-            try {
-                gate.advance(resource, token.value());
-                for (long seq = 1; !stopped(lostFlag); seq++) {
-                    holdIfFrozen();
-                    long n = seq;
-                    boolean interrupted = Thread.interrupted(); // a frozen thread never saw the interrupt
-                    try {
-                        gate.write(resource, token.value(), tx -> insert(tx, resource, token.value(), n, session));
-                        acks.add(new HistoryChecker.Ack(id, token.value(), n));
-                    } catch (StaleTokenException e) {
-                        staleRejected.incrementAndGet();
-                        return;
-                    } catch (FencingException e) {
-                        databaseErrors.incrementAndGet(); // a terminated connection: try again
-                    } finally {
-                        if (interrupted) {
-                            Thread.currentThread().interrupt();
-                        }
-                    }
-                    Thread.sleep(WRITE_PACE_MS); // the pace of the leader's work
-                }
-            } catch (StaleTokenException e) {
-                staleRejected.incrementAndGet();
-            } catch (FencingException e) {
-                databaseErrors.incrementAndGet();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                if (leading == token) {
-                    leading = null;
-                }
-                beliefs.add(new HistoryChecker.Belief(election(), id, token.value(), since, System.nanoTime()));
-            }
-        }
-
-        private boolean stopped(java.util.concurrent.atomic.AtomicBoolean lostFlag) {
-            return closing || (lostFlag == null ? Thread.currentThread().isInterrupted() : lostFlag.get());
-        }
-
-        private volatile boolean closing;
-
-        private void insert(Connection tx, String resource, long token, long seq, long session)
-                throws SQLException {
-            try (PreparedStatement p = tx.prepareStatement("INSERT INTO " + prefix + "history (resource, participant,"
-                    + " token, seq, session) VALUES (?, ?, ?, ?, ?)")) {
-                p.setString(1, resource);
-                p.setString(2, id);
-                p.setLong(3, token);
-                p.setLong(4, seq);
-                p.setLong(5, session);
-                p.executeUpdate();
-            }
+        @Override
+        void expireOnClient() throws Exception {
+            client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
         }
 
         /** A frozen worker waits here, between its leadership check and its next write, deaf to interrupts. */
@@ -435,47 +619,134 @@ public final class ChaosCampaign {
             }
         }
 
-        void silence() {
-            proxies.forEach(TcpProxy::silence);
+        @Override
+        public void close() {
+            unpause();
+            member.close();
+            client.close();
+            closeProxies();
+        }
+    }
+
+    /** A participant in its own JVM ({@link ChaosChild}): paused with kill -STOP, crashed with kill -KILL. */
+    private final class ChildParticipant extends Participant {
+        private volatile Process process;
+        private volatile Writer commands;
+        private volatile CountDownLatch joined;
+        private volatile Thread pump;
+        private volatile boolean stopped;
+
+        ChildParticipant(String id, boolean selector) throws IOException {
+            super(id, selector);
         }
 
-        void resume() {
-            proxies.forEach(TcpProxy::resume);
+        @Override
+        void start() throws IOException {
+            ChaosDatabase db = config.database();
+            joined = new CountDownLatch(1);
+            Process child = ChildJvm.start(ChaosChild.class, List.of(connectString(), db.jdbcUrl(),
+                    db.user() == null ? "-" : db.user(), db.password() == null ? "-" : db.password(), prefix, id,
+                    election(), path(), resource(), String.valueOf(SESSION_MS)));
+            commands = new OutputStreamWriter(child.getOutputStream(), StandardCharsets.UTF_8);
+            process = child;
+            CountDownLatch mine = joined;
+            Thread reader = new Thread(() -> pump(child, mine), "chaos-pipe-" + id);
+            reader.setDaemon(true);
+            reader.start();
+            pump = reader;
         }
 
-        void freeze() {
-            frozen = new CountDownLatch(1);
-            silence();
+        private void pump(Process child, CountDownLatch mine) {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    String[] word = line.split(" ");
+                    switch (word[0]) {
+                        case "JOINED" -> mine.countDown();
+                        case "GRANT" -> granted(this, Long.parseLong(word[1]), Long.parseLong(word[2]));
+                        case "ACK" -> acks.add(new HistoryChecker.Ack(id, Long.parseLong(word[1]),
+                                Long.parseLong(word[2])));
+                        case "STALE" -> staleRejected.incrementAndGet();
+                        case "DBERR" -> databaseErrors.incrementAndGet();
+                        case "END" -> ended(this, Long.parseLong(word[1]));
+                        default -> config.out().println("  " + id + " said: " + line);
+                    }
+                }
+            } catch (IOException ignored) {
+                // the child is gone
+            }
         }
 
-        void thaw() {
-            resume();
-            CountDownLatch hold = frozen;
-            frozen = null;
-            if (hold != null) {
-                hold.countDown();
+        @Override
+        void awaitJoined() throws InterruptedException {
+            if (!joined.await(CHILD_START_SECONDS, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(id + "'s JVM did not join within " + CHILD_START_SECONDS + " s");
+            }
+        }
+
+        @Override
+        String pauseKind() {
+            return "kill -STOP (the whole JVM)";
+        }
+
+        @Override
+        void pause() throws Exception {
+            ChildJvm.signal("-STOP", process);
+            stopped = true;
+        }
+
+        @Override
+        void unpause() throws Exception {
+            if (stopped) {
+                ChildJvm.signal("-CONT", process);
+                stopped = false;
+            }
+        }
+
+        @Override
+        void expireOnClient() throws IOException {
+            command("EXPIRE");
+        }
+
+        private void command(String command) throws IOException {
+            commands.write(command + "\n");
+            commands.flush();
+        }
+
+        @Override
+        void crashAndRestart() throws Exception {
+            Process old = process;
+            ChildJvm.signal("-KILL", old);
+            old.onExit().get(30, TimeUnit.SECONDS);
+            pump.join(TimeUnit.SECONDS.toMillis(10)); // every line the dead JVM wrote has been read
+            stopped = false;
+            endAll(this);
+            start();
+        }
+
+        @Override
+        void kill() {
+            Process child = process;
+            if (child != null) {
+                child.destroyForcibly();
             }
         }
 
         @Override
         public void close() {
-            closing = true;
-            thaw();
+            Process child = process;
             try {
-                if (recipe != null) {
-                    recipe.close();
+                unpause();
+                command("QUIT");
+                if (!child.waitFor(10, TimeUnit.SECONDS)) {
+                    child.destroyForcibly();
                 }
-            } catch (Exception ignored) {
-                // closing is best effort
+            } catch (Exception e) {
+                child.destroyForcibly();
             }
-            client.close();
-            for (TcpProxy proxy : proxies) {
-                try {
-                    proxy.close();
-                } catch (Exception ignored) {
-                    // best effort
-                }
-            }
+            endAll(this);
+            closeProxies();
         }
     }
 }

@@ -1,50 +1,124 @@
 package dev.leasehold.scenarios.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import dev.leasehold.scenarios.ChildJvm;
+import dev.leasehold.scenarios.NotRoot;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import javax.sql.DataSource;
-import org.h2.jdbcx.JdbcDataSource;
+import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A short seeded campaign inside mvn verify, on H2 and on PostgreSQL 17. The seed is printed, and named in every
- * failure message, so a failing campaign can be replayed with {@code chaos --seed N}.
+ * Short seeded campaigns inside mvn verify: in one JVM on H2 and on PostgreSQL 17, with participants in child JVMs,
+ * and against an ensemble the campaign did not start. The seed is printed, and named in every failure message, so a
+ * failing campaign can be replayed with {@code chaos --seed N}. Each test picks, from its starting seed on, the
+ * first seed whose first faults include the ones that test is about, so they are not left to chance.
  */
 @Timeout(240)
 class ChaosCampaignTest {
 
-    private static long seed() {
+    private static long startSeed() {
         return Long.getLong("leasehold.chaos.seed", System.nanoTime());
     }
 
-    private static void campaign(DataSource ds, boolean postgres, String label, Duration length) throws Exception {
-        long seed = seed();
-        System.out.println("ChaosCampaignTest on " + label + ": seed " + seed
+    /** The first seed from {@code seed} on whose first {@code n} faults include every one of {@code wanted}. */
+    private static ChaosCampaign.Config seedWith(ChaosCampaign.Config config, int n, String... wanted) {
+        for (long seed = config.seed(); ; seed++) {
+            ChaosCampaign.Config candidate = new ChaosCampaign.Config(config.duration(), seed, config.participants(),
+                    config.database(), config.zkConnect(), config.processes(), config.out());
+            if (new ChaosCampaign(candidate).plannedFaults(n).containsAll(List.of(wanted))) {
+                return candidate;
+            }
+        }
+    }
+
+    private static ChaosCampaign.Summary campaign(ChaosCampaign.Config config) throws Exception {
+        long seed = config.seed();
+        System.out.println("ChaosCampaignTest on " + config.database().label() + ": seed " + seed
                 + " (replay: -Dleasehold.chaos.seed=" + seed + ")");
-        ChaosCampaign.Summary summary = new ChaosCampaign(new ChaosCampaign.Config(length, seed, 5, ds, postgres,
-                label, System.out)).run();
+        ChaosCampaign.Summary summary = new ChaosCampaign(config).run();
         System.out.println(summary.faultMix());
         System.out.println(summary.line());
         assertThat(summary.result().violations()).as("seed %d: %s", seed, summary.line()).isEmpty();
         assertThat(summary.line()).as("seed %d", seed).doesNotContain("grants=0 ").doesNotContain("faults=0 ")
                 .doesNotContain("writes accepted=0 ");
+        return summary;
     }
 
     @Test
     void aShortCampaignOnH2LeavesNoViolation() throws Exception {
-        JdbcDataSource h2 = new JdbcDataSource();
-        h2.setURL("jdbc:h2:mem:chaos-test;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000");
-        campaign(h2, false, "H2", Duration.ofSeconds(25));
+        try (ChaosDatabase h2 = ChaosDatabase.h2()) {
+            ChaosCampaign.Config config = seedWith(new ChaosCampaign.Config(Duration.ofSeconds(25), startSeed(), 5,
+                    h2, null, false, System.out), 3, "restart database", "pause");
+            ChaosCampaign.Summary summary = campaign(config);
+            assertThat(summary.faultMix()).contains("restart database", "pause", "3-server TestingCluster");
+        }
     }
 
     @Test
     void aShortCampaignOnPostgresLeavesNoViolation() throws Exception {
-        dev.leasehold.scenarios.NotRoot.require();
-        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
-            campaign(postgres.getPostgresDatabase(), true, "PostgreSQL 17", Duration.ofSeconds(30));
+        NotRoot.require();
+        try (ChaosDatabase postgres = ChaosDatabase.embeddedPostgres()) {
+            ChaosCampaign.Config config = seedWith(new ChaosCampaign.Config(Duration.ofSeconds(30), startSeed(), 5,
+                    postgres, null, false, System.out), 4, "restart database", "terminate db connections");
+            ChaosCampaign.Summary summary = campaign(config);
+            assertThat(summary.faultMix()).contains("restart database", "terminate db connections");
+        }
+    }
+
+    @Test
+    void participantsInChildJvmsArePausedWithSigstopAndCrashed() throws Exception {
+        assumeTrue(ChildJvm.signalsSupported(), "kill -STOP needs Linux or macOS");
+        ByteArrayOutputStream said = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(said, true, StandardCharsets.UTF_8);
+        try (ChaosDatabase h2 = ChaosDatabase.h2()) {
+            ChaosCampaign.Config config = seedWith(new ChaosCampaign.Config(Duration.ofSeconds(25), startSeed(), 4,
+                    h2, null, true, out), 3, "pause", "crash participant");
+            ChaosCampaign.Summary summary = campaign(config);
+            System.out.print(said.toString(StandardCharsets.UTF_8));
+            assertThat(summary.faultMix()).contains("in child JVMs", "pause", "crash participant");
+            assertThat(said.toString(StandardCharsets.UTF_8)).contains("kill -STOP (the whole JVM)",
+                    "with kill -KILL and start it again");
+        }
+        assertThat(ProcessHandle.current().children().filter(ProcessHandle::isAlive).filter(child -> child.info()
+                .arguments().map(List::of).orElse(List.of()).contains(ChaosChild.class.getName())).toList())
+                .as("no child JVM outlives the campaign").isEmpty();
+    }
+
+    @Test
+    void aGivenEnsembleIsUsedButItsServersAreNeverKilled() throws Exception {
+        try (TestingServer zk = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, 0), true);
+             ChaosDatabase h2 = ChaosDatabase.h2()) {
+            String connect = zk.getConnectString() + "/given";
+            try (CuratorFramework client = CuratorFrameworkFactory.newClient(zk.getConnectString(),
+                    new RetryOneTime(100))) {
+                client.start();
+                client.create().forPath("/given"); // ZooKeeper needs the chroot to exist
+            }
+            ChaosCampaign campaign = new ChaosCampaign(new ChaosCampaign.Config(Duration.ofSeconds(15), startSeed(),
+                    3, h2, connect, false, System.out));
+            assertThat(campaign.faultWeights()).containsEntry("kill server", 0).containsEntry("kill quorum leader", 0)
+                    .containsEntry("ensemble down", 0).containsEntry("partition", 20);
+            ChaosCampaign.Summary summary = campaign(seedWith(new ChaosCampaign.Config(Duration.ofSeconds(15),
+                    startSeed(), 3, h2, connect, false, System.out), 2, "partition"));
+            assertThat(summary.faultMix()).contains("ensemble " + connect).doesNotContain("kill")
+                    .doesNotContain("ensemble down");
+            try (CuratorFramework client = CuratorFrameworkFactory.newClient(zk.getConnectString(),
+                    new RetryOneTime(100))) {
+                client.start();
+                assertThat(client.getChildren().forPath("/")).as("the server still serves, and nothing was"
+                        + " written outside the chroot").doesNotContain("chaos");
+            }
         }
     }
 }

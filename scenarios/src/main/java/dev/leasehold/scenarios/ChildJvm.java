@@ -1,0 +1,39 @@
+package dev.leasehold.scenarios;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/** Starts a class of this program in a child JVM (same java, same class path) and signals it. */
+public final class ChildJvm {
+
+    private ChildJvm() {}
+
+    /** Whether {@code kill -STOP} / {@code kill -CONT} / {@code kill -KILL} can be sent here (Linux, macOS). */
+    public static boolean signalsSupported() {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        return (os.contains("linux") || os.contains("mac")) && (new File("/bin/kill").canExecute()
+                || new File("/usr/bin/kill").canExecute());
+    }
+
+    /** Starts {@code main} with {@code args}; its stdout is piped to this process, its stderr discarded. */
+    public static Process start(Class<?> main, List<String> args) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:TieredStopAtLevel=1",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=error", "-cp", System.getProperty("java.class.path"),
+                main.getName()));
+        command.addAll(args);
+        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
+    /** Sends {@code signal} (e.g. {@code -STOP}) to the process; throws if kill fails. */
+    public static void signal(String signal, Process process) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", signal, String.valueOf(process.pid())).inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package dev.leasehold.scenarios.chaos;
+
+import dev.leasehold.scenarios.SimpleDataSource;
+import dev.leasehold.store.FenceGate;
+import dev.leasehold.store.StoreConfig;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
+
+/**
+ * One participant of a process-mode campaign, in its own JVM so that {@code kill -STOP} freezes all of it (its
+ * ZooKeeper client included) and {@code kill -KILL} crashes it. It runs a {@link Member} and reports on stdout, one
+ * line per event: {@code JOINED pid}, {@code GRANT token session}, {@code ACK token seq}, {@code STALE token},
+ * {@code DBERR}, {@code END token}. It reads commands on stdin: {@code EXPIRE} (expire its session on the client
+ * only) and {@code QUIT}; it also quits when stdin closes, so it never outlives the campaign.
+ *
+ * <p>Arguments: zk, jdbc-url, user (or "-"), password (or "-"), table prefix, id, latch|selector, election path,
+ * resource, session timeout in ms.
+ */
+public final class ChaosChild {
+
+    private ChaosChild() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 10) {
+            System.err.println("usage: ChaosChild zk jdbc-url user password prefix id latch|selector path resource"
+                    + " session-ms");
+            System.exit(2);
+        }
+        String user = args[2].equals("-") ? null : args[2];
+        String password = args[3].equals("-") ? null : args[3];
+        String prefix = args[4];
+        String id = args[5];
+        boolean selector = args[6].equals("selector");
+        int sessionMs = Integer.parseInt(args[9]);
+        PrintStream out = System.out;
+        FenceGate gate = new FenceGate(new SimpleDataSource(args[1], user, password),
+                StoreConfig.defaults().withTablePrefix(prefix));
+        // ensembleTracker(false): the campaign's proxies must stay in the connect string (see ChaosCampaign).
+        CuratorFramework client = CuratorFrameworkFactory.builder().connectString(args[0]).ensembleTracker(false)
+                .sessionTimeoutMs(sessionMs).connectionTimeoutMs(sessionMs).retryPolicy(new RetryNTimes(5, 200))
+                .build();
+        client.start();
+        Member member = new Member(client, gate, prefix + "history", id, selector, args[7], args[8],
+                new Member.Events() {
+                    @Override
+                    public void granted(long token, long session) {
+                        say(out, "GRANT " + token + " " + session);
+                    }
+
+                    @Override
+                    public void acknowledged(long token, long seq) {
+                        say(out, "ACK " + token + " " + seq);
+                    }
+
+                    @Override
+                    public void staleRejected(long token) {
+                        say(out, "STALE " + token);
+                    }
+
+                    @Override
+                    public void databaseError() {
+                        say(out, "DBERR");
+                    }
+
+                    @Override
+                    public void ended(long token) {
+                        say(out, "END " + token);
+                    }
+                }, () -> { });
+        member.start();
+        say(out, "JOINED " + ProcessHandle.current().pid());
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            String command;
+            while ((command = in.readLine()) != null && !command.equals("QUIT")) {
+                if (command.equals("EXPIRE")) {
+                    client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+                }
+            }
+        }
+        member.close();
+        client.close();
+        System.exit(0);
+    }
+
+    private static void say(PrintStream out, String line) {
+        synchronized (out) {
+            out.println(line);
+            out.flush();
+        }
+    }
+}

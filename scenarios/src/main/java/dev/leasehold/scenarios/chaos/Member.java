@@ -1,0 +1,173 @@
+package dev.leasehold.scenarios.chaos;
+
+import dev.leasehold.recipes.FencedLeaderLatch;
+import dev.leasehold.recipes.FencedLeaderListener;
+import dev.leasehold.recipes.FencedLeaderSelector;
+import dev.leasehold.recipes.FencingToken;
+import dev.leasehold.store.FenceGate;
+import dev.leasehold.store.FencingException;
+import dev.leasehold.store.StaleTokenException;
+import java.io.Closeable;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * One campaign participant's election and work, the same in the campaign's JVM and in a child JVM
+ * ({@link ChaosChild}): a FencedLeaderLatch or FencedLeaderSelector; while leader, fence first ({@code advance}),
+ * then write (participant, token, sequence number, session) into the history table through the gate, in the
+ * gate's transaction, until the resource refuses the token, leadership is lost, or the member is closed.
+ * A database error (a terminated connection, a restarting database) is counted and the loop goes on.
+ */
+final class Member implements Closeable {
+
+    static final long WRITE_PACE_MS = 25;
+
+    /** What a member reports; the campaign stamps each report with its own clock. */
+    interface Events {
+        void granted(long token, long session);
+
+        void acknowledged(long token, long seq);
+
+        void staleRejected(long token);
+
+        void databaseError();
+
+        /** The member no longer believes it leads with {@code token}. */
+        void ended(long token);
+    }
+
+    private final CuratorFramework client;
+    private final FenceGate gate;
+    private final String historyTable;
+    private final String id;
+    private final boolean selector;
+    private final String path;
+    private final String resource;
+    private final Events events;
+    private final Runnable beforeEachWrite;
+    private volatile boolean closing;
+    /** Set when the latch's current grant is lost; each grant's worker watches its own flag. */
+    private volatile AtomicBoolean lost = new AtomicBoolean(true);
+    private Closeable recipe;
+
+    /**
+     * @param beforeEachWrite runs between the leadership check and each write: where the in-process campaign freezes
+     *                        a worker to stand for a GC pause
+     */
+    Member(CuratorFramework client, FenceGate gate, String historyTable, String id, boolean selector, String path,
+           String resource, Events events, Runnable beforeEachWrite) {
+        this.client = client;
+        this.gate = gate;
+        this.historyTable = historyTable;
+        this.id = id;
+        this.selector = selector;
+        this.path = path;
+        this.resource = resource;
+        this.events = events;
+        this.beforeEachWrite = beforeEachWrite;
+    }
+
+    static String election(boolean selector) {
+        return selector ? "selector" : "latch";
+    }
+
+    void start() {
+        if (selector) {
+            FencedLeaderSelector s = new FencedLeaderSelector(client, path, id, (c, token) -> work(token, null));
+            s.autoRequeue();
+            s.start();
+            recipe = s;
+        } else {
+            FencedLeaderLatch latch = new FencedLeaderLatch(client, path, id);
+            latch.addListener(new FencedLeaderListener() {
+                @Override
+                public void leadershipAcquired(FencingToken token) {
+                    AtomicBoolean mine = new AtomicBoolean();
+                    lost = mine;
+                    Thread worker = new Thread(() -> work(token, mine), "chaos-" + id);
+                    worker.setDaemon(true);
+                    worker.start();
+                }
+
+                @Override
+                public void leadershipLost(FencingToken token) {
+                    lost.set(true);
+                }
+            });
+            latch.start();
+            recipe = latch;
+        }
+    }
+
+    /** Fence first, then write until the resource refuses, leadership is lost, or the member closes. */
+    private void work(FencingToken token, AtomicBoolean lostFlag) {
+        long session;
+        try {
+            session = client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return;
+        }
+        events.granted(token.value(), session);
+        try {
+            boolean fenced = false;
+            for (long seq = 1; !stopped(lostFlag); seq++) {
+                beforeEachWrite.run();
+                long n = seq;
+                boolean interrupted = Thread.interrupted(); // a frozen thread never saw the interrupt
+                try {
+                    if (!fenced) {
+                        gate.advance(resource, token.value());
+                        fenced = true;
+                    }
+                    gate.write(resource, token.value(), tx -> insert(tx, token.value(), n, session));
+                    events.acknowledged(token.value(), n);
+                } catch (StaleTokenException e) {
+                    events.staleRejected(token.value());
+                    return;
+                } catch (FencingException e) {
+                    events.databaseError(); // a terminated connection or a restarting database: try again
+                } finally {
+                    if (interrupted) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                Thread.sleep(WRITE_PACE_MS); // the pace of the leader's work
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            events.ended(token.value());
+        }
+    }
+
+    private boolean stopped(AtomicBoolean lostFlag) {
+        return closing || (lostFlag == null ? Thread.currentThread().isInterrupted() : lostFlag.get());
+    }
+
+    private void insert(Connection tx, long token, long seq, long session) throws SQLException {
+        try (PreparedStatement p = tx.prepareStatement("INSERT INTO " + historyTable + " (resource, participant,"
+                + " token, seq, session) VALUES (?, ?, ?, ?, ?)")) {
+            p.setString(1, resource);
+            p.setString(2, id);
+            p.setLong(3, token);
+            p.setLong(4, seq);
+            p.setLong(5, session);
+            p.executeUpdate();
+        }
+    }
+
+    @Override
+    public void close() {
+        closing = true;
+        try {
+            if (recipe != null) {
+                recipe.close();
+            }
+        } catch (Exception ignored) {
+            // closing is best effort: the campaign is over
+        }
+    }
+}
