@@ -201,8 +201,13 @@ public final class Main implements Callable<Integer> {
                 throw new EnvException("--processes needs kill -STOP/-CONT/-KILL (Linux or macOS); this is "
                         + System.getProperty("os.name"), null);
             }
+            if (jdbc != null && jdbc.startsWith("jdbc:h2:mem:")) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--jdbc: an in-memory H2 database is"
+                        + " not shared between connections and JVMs; leave --jdbc out (H2 over TCP) or give a"
+                        + " jdbc:h2:tcp: URL");
+            }
             if (zk != null) {
-                Env.start(zk, null, null, null, 0, parent.out).close(); // one line and exit 2 if it is unreachable
+                checkEnsemble(zk);
             }
             long theSeed = seed != null ? seed : new java.util.Random().nextLong();
             try (ChaosDatabase database = database()) {
@@ -210,11 +215,36 @@ public final class Main implements Callable<Integer> {
                         + " participants" + (processes ? " in child JVMs" : "") + ", " + database.label()
                         + (zk != null ? ", ZooKeeper at " + zk : "") + " (replay with --seed " + theSeed + ")");
                 ChaosCampaign.Summary summary = new ChaosCampaign(new ChaosCampaign.Config(length, theSeed,
-                        participants, database, zk, processes, parent.out)).run();
+                        participants, database, zk, processes, 0, parent.out)).run();
                 parent.out.println("fault mix: " + summary.faultMix());
+                parent.out.println(summary.longestGap());
                 summary.result().violations().forEach(v -> parent.out.println("VIOLATION " + v));
                 parent.out.println(summary.line());
+                if (!summary.exercised()) {
+                    parent.out.println("NOTHING TESTED: no participant was granted leadership or no write was"
+                            + " accepted; check that ZooKeeper and the database are usable");
+                    return 1;
+                }
                 return summary.result().ok() ? 0 : 1;
+            }
+        }
+
+        /** One line and exit 2 if the ensemble is unreachable or its chroot does not exist. */
+        private void checkEnsemble(String connect) {
+            int slash = connect.indexOf('/');
+            Env env = Env.start(slash < 0 ? connect : connect.substring(0, slash), null, null, null, 0, parent.out);
+            try (org.apache.curator.framework.CuratorFramework client = env.client(slash < 0 ? connect
+                    : connect.substring(0, slash))) {
+                if (slash >= 0 && client.checkExists().forPath(connect.substring(slash)) == null) {
+                    throw new EnvException("--zk: the chroot " + connect.substring(slash) + " does not exist on"
+                            + " ZooKeeper at " + connect.substring(0, slash), null);
+                }
+            } catch (EnvException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new EnvException("cannot read ZooKeeper at " + connect + ": " + e.getMessage(), e);
+            } finally {
+                env.close();
             }
         }
 

@@ -84,6 +84,7 @@ class ProgramTest {
                 {"chaos", "--duration", "soon"},
                 {"chaos", "--jdbc", "jdbc:h2:mem:x", "--embedded-postgres"},
                 {"chaos", "--zk", "127.0.0.1:1"},
+                {"chaos", "--jdbc", "jdbc:h2:mem:gone-between-connections"},
                 {"chaos", "--jdbc", "jdbc:postgresql://127.0.0.1:1/none", "--user", "nobody"},
         };
         for (String[] args : bad) {
@@ -91,6 +92,16 @@ class ProgramTest {
             assertThat(program.exitCode()).as(program.all()).isEqualTo(2);
             assertThat(program.err().lines()).as(program.all()).hasSize(1);
             assertThat(program.err()).as(program.all()).startsWith("error: ").doesNotContain("\tat ");
+        }
+    }
+
+    @Test
+    void chaosRefusesAChrootThatDoesNotExist() throws Exception {
+        try (org.apache.curator.test.TestingServer zk = new org.apache.curator.test.TestingServer(true)) {
+            Program program = Program.run("chaos", "--zk", zk.getConnectString() + "/missing");
+            assertThat(program.exitCode()).as(program.all()).isEqualTo(2);
+            assertThat(program.err().strip()).as(program.all()).isEqualTo("error: --zk: the chroot /missing does"
+                    + " not exist on ZooKeeper at " + zk.getConnectString());
         }
     }
 

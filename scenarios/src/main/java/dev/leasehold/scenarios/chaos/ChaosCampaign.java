@@ -64,15 +64,27 @@ public final class ChaosCampaign {
     private static final int SESSION_MS = 2_000;
     private static final long CHILD_START_SECONDS = 60;
     private static final long FAULT_DICE_SALT = 0x5DEECE66DL;
+    /** A stopped child JVM is resumed after this long even if the campaign's JVM is gone (pauses are shorter). */
+    private static final int RESUME_ANYWAY_SECONDS = 60;
 
     /**
      * @param zkConnect an ensemble to use (its servers are never killed), or null for a 3-server TestingCluster
      * @param processes run each participant in its own JVM (needs kill: Linux or macOS)
+     * @param minimumFaults the nemesis runs for {@code duration} and until it has injected at least this many faults
      */
     public record Config(Duration duration, long seed, int participants, ChaosDatabase database, String zkConnect,
-                         boolean processes, PrintStream out) {}
+                         boolean processes, int minimumFaults, PrintStream out) {}
 
-    public record Summary(String line, String faultMix, HistoryChecker.Result result) {}
+    /**
+     * @param line       the one summary line
+     * @param faultMix   each fault kind's count, and the campaign's settings
+     * @param longestGap when and in which election the longest time without a leader was, to read with the
+     *                   nemesis's timed lines
+     * @param exercised  whether anything was tested: at least one grant and one accepted write (a campaign whose
+     *                   participants cannot reach ZooKeeper or the database has violations=0 and proves nothing)
+     */
+    public record Summary(String line, String faultMix, String longestGap, boolean exercised,
+                          HistoryChecker.Result result) {}
 
     private final Config config;
     private final Random random;
@@ -90,6 +102,8 @@ public final class ChaosCampaign {
     private final List<Participant> participants = new ArrayList<>();
     private final Map<String, Integer> faultWeights = new LinkedHashMap<>();
     private TestingCluster cluster;
+    /** When the nemesis began: the origin of its timed lines. */
+    private volatile long started = System.nanoTime();
     private List<String[]> servers;
     private String chroot = "";
 
@@ -111,7 +125,9 @@ public final class ChaosCampaign {
         faultWeights.put("ensemble down", ownCluster ? 7 : 0);
         faultWeights.put("client-side expiry", 12);
         faultWeights.put("crash participant", config.processes() ? 8 : 0);
-        faultWeights.put("terminate db connections", config.database().postgres() ? 8 : 0);
+        // Only a database the campaign started: on a --jdbc database it would kill other applications' connections.
+        faultWeights.put("terminate db connections", config.database().postgres() && config.database().restartable()
+                ? 8 : 0);
         faultWeights.put("restart database", config.database().restartable() ? 7 : 0);
     }
 
@@ -148,11 +164,13 @@ public final class ChaosCampaign {
             for (Participant participant : participants) {
                 participant.awaitJoined();
             }
+            awaitFirstLeaders(); // the time without a leader is measured from there on, not from the first election
             from = System.nanoTime();
+            started = from;
             long end = from + config.duration().toNanos();
-            while (System.nanoTime() < end) {
+            for (int injected = 0; System.nanoTime() < end || injected < config.minimumFaults(); injected++) {
                 Thread.sleep(300 + random.nextInt(900)); // the quiet time between faults
-                if (System.nanoTime() >= end) {
+                if (System.nanoTime() >= end && injected >= config.minimumFaults()) {
                     break;
                 }
                 inject(pickFault(faultDice));
@@ -169,16 +187,23 @@ public final class ChaosCampaign {
             }
             Runtime.getRuntime().removeShutdownHook(killChildren);
         }
-        List<HistoryChecker.Committed> committed = readHistory();
-        HistoryChecker.Result result;
+        // What the participants saw, taken before the table is read: every write acknowledged here committed
+        // before this point, so a missing row is a lost write, never a late read.
+        List<HistoryChecker.Grant> sawGranted;
+        List<HistoryChecker.Ack> sawAcknowledged;
+        List<HistoryChecker.Belief> believed;
         synchronized (grants) {
-            result = HistoryChecker.check(committed, List.copyOf(grants), List.copyOf(acks), List.copyOf(beliefs),
-                    from, to);
+            sawGranted = List.copyOf(grants);
+            sawAcknowledged = List.copyOf(acks);
+            believed = List.copyOf(beliefs);
         }
+        List<HistoryChecker.Committed> committed = readHistory();
+        HistoryChecker.Result result = HistoryChecker.check(committed, sawGranted, sawAcknowledged, believed,
+                List.of(Member.election(false), Member.election(true)), from, to);
         int faultCount = faults.values().stream().mapToInt(Integer::intValue).sum();
         String line = String.format("seed=%d faults=%d grants=%d writes accepted=%d stale rejected=%d overlapping"
                         + " beliefs=%d max time without a leader=%dms violations=%d", config.seed(), faultCount,
-                grants.size(), committed.size(), staleRejected.get(), result.overlappingBeliefs(),
+                sawGranted.size(), committed.size(), staleRejected.get(), result.overlappingBeliefs(),
                 TimeUnit.NANOSECONDS.toMillis(result.maxNanosWithoutLeader()), result.violations().size());
         String mix = faults.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
                 .collect(Collectors.joining(", ")) + "; session " + SESSION_MS + " ms"
@@ -186,7 +211,11 @@ public final class ChaosCampaign {
                 + config.zkConnect()) + ", " + config.participants() + " participants "
                 + (config.processes() ? "in child JVMs" : "in one JVM") + ", " + config.database().label()
                 + ", database errors survived " + databaseErrors.get();
-        return new Summary(line, mix, result);
+        HistoryChecker.Gap gap = result.longestWithoutLeader();
+        String longestGap = String.format("longest time without a leader: %d ms in the %s election, from t=%.1fs to"
+                        + " t=%.1fs", TimeUnit.NANOSECONDS.toMillis(gap.nanos()), gap.election(),
+                (gap.fromNanos() - from) / 1e9, (gap.fromNanos() + gap.nanos() - from) / 1e9);
+        return new Summary(line, mix, longestGap, !sawGranted.isEmpty() && !committed.isEmpty(), result);
     }
 
     private void startEnsemble() throws Exception {
@@ -221,17 +250,15 @@ public final class ChaosCampaign {
 
     // ---- what participants report ------------------------------------------------------------------------------
 
-    private void granted(Participant who, long token, long session) {
-        long now = System.nanoTime();
+    private void granted(Participant who, long token, long session, long at) {
         synchronized (grants) {
-            grants.add(new HistoryChecker.Grant(now, who.election(), who.id, token, session));
-            openBeliefs.computeIfAbsent(who.id, k -> new ArrayList<>()).add(new long[] {token, now});
+            grants.add(new HistoryChecker.Grant(at, who.election(), who.id, token, session));
+            openBeliefs.computeIfAbsent(who.id, k -> new ArrayList<>()).add(new long[] {token, at});
             grants.notifyAll();
         }
     }
 
-    private void ended(Participant who, long token) {
-        long now = System.nanoTime();
+    private void ended(Participant who, long token, long now) {
         synchronized (grants) {
             Iterator<long[]> open = openBeliefs.getOrDefault(who.id, new ArrayList<>()).iterator();
             while (open.hasNext()) {
@@ -245,7 +272,7 @@ public final class ChaosCampaign {
         }
     }
 
-    /** A participant that is gone (its JVM killed) believes nothing any more. */
+    /** A participant that is gone (its JVM killed, or closed) believes nothing any more. */
     private void endAll(Participant who) {
         long now = System.nanoTime();
         synchronized (grants) {
@@ -266,8 +293,8 @@ public final class ChaosCampaign {
     private Member.Events events(Participant who) {
         return new Member.Events() {
             @Override
-            public void granted(long token, long session) {
-                ChaosCampaign.this.granted(who, token, session);
+            public void granted(long token, long session, long atNanos) {
+                ChaosCampaign.this.granted(who, token, session, atNanos);
             }
 
             @Override
@@ -286,8 +313,8 @@ public final class ChaosCampaign {
             }
 
             @Override
-            public void ended(long token) {
-                ChaosCampaign.this.ended(who, token);
+            public void ended(long token, long atNanos) {
+                ChaosCampaign.this.ended(who, token, atNanos);
             }
         };
     }
@@ -330,11 +357,14 @@ public final class ChaosCampaign {
             case "pause" -> {
                 Participant victim = pick();
                 fault(fault);
-                say("pause " + victim.id + (leading(victim) ? " (a leader)" : "") + ": " + victim.pauseKind());
+                boolean led = leading(victim);
+                say("pause " + victim.id + (led ? " (a leader)" : "") + ": " + victim.pauseKind());
                 int grantsBefore = grants.size();
                 victim.pause();
                 Thread.sleep(SESSION_MS + 500 + random.nextInt(1000)); // the GC pause
-                awaitGrantElsewhere(victim, grantsBefore); // it ends after someone else leads, as a long pause does
+                if (led) {
+                    awaitGrantElsewhere(victim, grantsBefore); // a leader's pause ends after someone else leads
+                }
                 victim.unpause();
             }
             case "kill server" -> {
@@ -401,6 +431,20 @@ public final class ChaosCampaign {
         cluster.restartServer(spec);
     }
 
+    /** Waits (bounded) until each election has granted leadership once. */
+    private void awaitFirstLeaders() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CHILD_START_SECONDS);
+        synchronized (grants) {
+            while (grants.stream().map(HistoryChecker.Grant::election).distinct().count() < 2) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return; // the checker will report the election as leaderless from the start
+                }
+                TimeUnit.NANOSECONDS.timedWait(grants, left);
+            }
+        }
+    }
+
     /** Waits (bounded) until another participant of the victim's election has been granted leadership. */
     private void awaitGrantElsewhere(Participant victim, int grantsBefore) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(4L * SESSION_MS);
@@ -421,7 +465,7 @@ public final class ChaosCampaign {
     }
 
     private void say(String what) {
-        config.out().println("  nemesis: " + what);
+        config.out().printf("  t=%6.1fs nemesis: %s%n", (System.nanoTime() - started) / 1e9, what);
     }
 
     /** A participant that believes it leads, if any (the interesting victim), else any. */
@@ -624,6 +668,7 @@ public final class ChaosCampaign {
             unpause();
             member.close();
             client.close();
+            endAll(this);
             closeProxies();
         }
     }
@@ -635,6 +680,9 @@ public final class ChaosCampaign {
         private volatile CountDownLatch joined;
         private volatile Thread pump;
         private volatile boolean stopped;
+        private volatile boolean clockShared = true;
+        /** A detached {@code sleep; kill -CONT}, so that a stopped child resumes even if this JVM is killed. */
+        private volatile Process resumer;
 
         ChildParticipant(String id, boolean selector) throws IOException {
             super(id, selector);
@@ -663,13 +711,20 @@ public final class ChaosCampaign {
                 while ((line = in.readLine()) != null) {
                     String[] word = line.split(" ");
                     switch (word[0]) {
-                        case "JOINED" -> mine.countDown();
-                        case "GRANT" -> granted(this, Long.parseLong(word[1]), Long.parseLong(word[2]));
+                        case "JOINED" -> {
+                            long skew = System.nanoTime() - Long.parseLong(word[2]);
+                            if (skew < 0 || skew > TimeUnit.SECONDS.toNanos(CHILD_START_SECONDS)) {
+                                clockShared = false; // this OS gives each process its own nanoTime origin
+                            }
+                            mine.countDown();
+                        }
+                        case "GRANT" -> granted(this, Long.parseLong(word[1]), Long.parseLong(word[2]),
+                                Long.parseLong(word[3]));
                         case "ACK" -> acks.add(new HistoryChecker.Ack(id, Long.parseLong(word[1]),
                                 Long.parseLong(word[2])));
                         case "STALE" -> staleRejected.incrementAndGet();
                         case "DBERR" -> databaseErrors.incrementAndGet();
-                        case "END" -> ended(this, Long.parseLong(word[1]));
+                        case "END" -> ended(this, Long.parseLong(word[1]), Long.parseLong(word[2]));
                         default -> config.out().println("  " + id + " said: " + line);
                     }
                 }
@@ -683,6 +738,10 @@ public final class ChaosCampaign {
             if (!joined.await(CHILD_START_SECONDS, TimeUnit.SECONDS)) {
                 throw new IllegalStateException(id + "'s JVM did not join within " + CHILD_START_SECONDS + " s");
             }
+            if (!clockShared) {
+                throw new IllegalStateException("process mode needs System.nanoTime() to be one clock for all"
+                        + " processes (as on Linux and macOS); " + id + "'s clock differs from the campaign's");
+            }
         }
 
         @Override
@@ -692,6 +751,9 @@ public final class ChaosCampaign {
 
         @Override
         void pause() throws Exception {
+            resumer = new ProcessBuilder("sh", "-c", "sleep " + RESUME_ANYWAY_SECONDS + " && kill -CONT "
+                    + process.pid()).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
             ChildJvm.signal("-STOP", process);
             stopped = true;
         }
@@ -701,6 +763,11 @@ public final class ChaosCampaign {
             if (stopped) {
                 ChildJvm.signal("-CONT", process);
                 stopped = false;
+            }
+            Process pending = resumer;
+            if (pending != null) {
+                pending.destroy(); // the shell dies before its kill -CONT
+                resumer = null;
             }
         }
 
@@ -736,14 +803,20 @@ public final class ChaosCampaign {
         @Override
         public void close() {
             Process child = process;
-            try {
-                unpause();
-                command("QUIT");
-                if (!child.waitFor(10, TimeUnit.SECONDS)) {
+            if (child != null) {
+                try {
+                    unpause();
+                    command("QUIT");
+                    if (!child.waitFor(10, TimeUnit.SECONDS)) {
+                        child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                    }
+                    Thread reader = pump;
+                    if (reader != null) {
+                        reader.join(TimeUnit.SECONDS.toMillis(10)); // every line it wrote has been read
+                    }
+                } catch (Exception e) {
                     child.destroyForcibly();
                 }
-            } catch (Exception e) {
-                child.destroyForcibly();
             }
             endAll(this);
             closeProxies();

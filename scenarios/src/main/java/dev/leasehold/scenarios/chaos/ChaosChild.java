@@ -14,9 +14,11 @@ import org.apache.curator.retry.RetryNTimes;
 /**
  * One participant of a process-mode campaign, in its own JVM so that {@code kill -STOP} freezes all of it (its
  * ZooKeeper client included) and {@code kill -KILL} crashes it. It runs a {@link Member} and reports on stdout, one
- * line per event: {@code JOINED pid}, {@code GRANT token session}, {@code ACK token seq}, {@code STALE token},
- * {@code DBERR}, {@code END token}. It reads commands on stdin: {@code EXPIRE} (expire its session on the client
- * only) and {@code QUIT}; it also quits when stdin closes, so it never outlives the campaign.
+ * line per event: {@code JOINED pid nanos}, {@code GRANT token session nanos}, {@code ACK token seq},
+ * {@code STALE token}, {@code DBERR}, {@code END token nanos} (nanos: {@link System#nanoTime()}, one clock for all
+ * processes on Linux and macOS). It reads commands on stdin: {@code EXPIRE} (expire its session on the client
+ * only) and {@code QUIT}; it also quits when stdin closes (the campaign's JVM is gone). A child stopped with
+ * {@code kill -STOP} cannot read that, so every stop comes with a detached {@code kill -CONT} a while later.
  *
  * <p>Arguments: zk, jdbc-url, user (or "-"), password (or "-"), table prefix, id, latch|selector, election path,
  * resource, session timeout in ms.
@@ -48,8 +50,8 @@ public final class ChaosChild {
         Member member = new Member(client, gate, prefix + "history", id, selector, args[7], args[8],
                 new Member.Events() {
                     @Override
-                    public void granted(long token, long session) {
-                        say(out, "GRANT " + token + " " + session);
+                    public void granted(long token, long session, long atNanos) {
+                        say(out, "GRANT " + token + " " + session + " " + atNanos);
                     }
 
                     @Override
@@ -68,12 +70,12 @@ public final class ChaosChild {
                     }
 
                     @Override
-                    public void ended(long token) {
-                        say(out, "END " + token);
+                    public void ended(long token, long atNanos) {
+                        say(out, "END " + token + " " + atNanos);
                     }
                 }, () -> { });
         member.start();
-        say(out, "JOINED " + ProcessHandle.current().pid());
+        say(out, "JOINED " + ProcessHandle.current().pid() + " " + System.nanoTime());
         try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
             String command;
             while ((command = in.readLine()) != null && !command.equals("QUIT")) {

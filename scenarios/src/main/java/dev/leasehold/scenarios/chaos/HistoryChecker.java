@@ -37,9 +37,16 @@ public final class HistoryChecker {
     /** A period during which a participant believed it led, in one election. */
     public record Belief(String election, String participant, long token, long fromNanos, long toNanos) {}
 
-    public record Result(List<String> violations, int overlappingBeliefs, long maxNanosWithoutLeader) {
+    /** A stretch of {@code nanos} from {@code fromNanos} on in which nobody of {@code election} believed it led. */
+    public record Gap(String election, long fromNanos, long nanos) {}
+
+    public record Result(List<String> violations, int overlappingBeliefs, Gap longestWithoutLeader) {
         public boolean ok() {
             return violations.isEmpty();
+        }
+
+        public long maxNanosWithoutLeader() {
+            return longestWithoutLeader.nanos();
         }
     }
 
@@ -47,6 +54,16 @@ public final class HistoryChecker {
 
     public static Result check(List<Committed> committed, List<Grant> grants, List<Ack> acks, List<Belief> beliefs,
                                long fromNanos, long toNanos) {
+        return check(committed, grants, acks, beliefs, beliefs.stream().map(Belief::election).distinct().toList(),
+                fromNanos, toNanos);
+    }
+
+    /**
+     * @param elections every election of the campaign: one in which nobody ever believed it led is leaderless for
+     *                  the whole of [from, to)
+     */
+    public static Result check(List<Committed> committed, List<Grant> grants, List<Ack> acks, List<Belief> beliefs,
+                               List<String> elections, long fromNanos, long toNanos) {
         List<String> violations = new ArrayList<>();
         List<Committed> ordered = new ArrayList<>(committed);
         ordered.sort(Comparator.comparingLong(Committed::id));
@@ -95,9 +112,12 @@ public final class HistoryChecker {
             }
         }
 
-        // 5: successive grants of each election strictly increase.
+        // 5: successive grants of each election strictly increase, in the order they were granted (stamped where the
+        // recipe handed them over, which may differ from the order their reports arrived in).
+        List<Grant> granted = new ArrayList<>(grants);
+        granted.sort(Comparator.comparingLong(Grant::atNanos));
         Map<String, Grant> lastOf = new HashMap<>();
-        for (Grant grant : grants) {
+        for (Grant grant : granted) {
             Grant last = lastOf.put(grant.election(), grant);
             if (last != null) {
                 boolean sameGrant = grant.token() == last.token() && grant.participant().equals(last.participant())
@@ -110,13 +130,17 @@ public final class HistoryChecker {
             }
         }
         int overlapping = 0;
-        long longest = 0;
-        for (String election : beliefs.stream().map(Belief::election).distinct().toList()) {
+        Gap longest = new Gap(elections.isEmpty() ? "any" : elections.get(0), fromNanos, elections.isEmpty()
+                ? toNanos - fromNanos : 0);
+        for (String election : elections) {
             List<Belief> mine = beliefs.stream().filter(b -> b.election().equals(election)).toList();
             overlapping += overlaps(mine);
-            longest = Math.max(longest, maxWithoutLeader(mine, fromNanos, toNanos));
+            Gap gap = longestGap(election, mine, fromNanos, toNanos);
+            if (gap.nanos() > longest.nanos()) {
+                longest = gap;
+            }
         }
-        return new Result(violations, overlapping, beliefs.isEmpty() ? toNanos - fromNanos : longest);
+        return new Result(violations, overlapping, longest);
     }
 
     /** How many times a participant began to believe it led while another of its election still believed it did. */
@@ -135,26 +159,26 @@ public final class HistoryChecker {
     }
 
     /** The longest stretch within [from, to) in which nobody of one election believed it led. */
-    static long maxWithoutLeader(List<Belief> beliefs, long from, long to) {
+    static Gap longestGap(String election, List<Belief> beliefs, long from, long to) {
         List<Belief> sorted = new ArrayList<>(beliefs);
         sorted.sort(Comparator.comparingLong(Belief::fromNanos));
         long covered = from;
-        long longest = 0;
+        Gap longest = new Gap(election, from, 0);
         for (Belief b : sorted) {
             if (b.toNanos() <= covered) {
                 continue;
             }
             long start = Math.max(b.fromNanos(), from);
-            if (start > covered) {
-                longest = Math.max(longest, Math.min(start, to) - covered);
+            if (start > covered && Math.min(start, to) - covered > longest.nanos()) {
+                longest = new Gap(election, covered, Math.min(start, to) - covered);
             }
             covered = Math.max(covered, b.toNanos());
             if (covered >= to) {
                 break;
             }
         }
-        if (covered < to) {
-            longest = Math.max(longest, to - covered);
+        if (covered < to && to - covered > longest.nanos()) {
+            longest = new Gap(election, covered, to - covered);
         }
         return longest;
     }

@@ -25,9 +25,16 @@ final class Member implements Closeable {
 
     static final long WRITE_PACE_MS = 25;
 
-    /** What a member reports; the campaign stamps each report with its own clock. */
+    /**
+     * What a member reports. Times are {@link System#nanoTime()}, which on Linux and macOS is one monotonic clock for
+     * every process of the machine (the campaign checks this when a child JVM joins).
+     */
     interface Events {
-        void granted(long token, long session);
+        /**
+         * Stamped in the recipe's callback, right after the recipe verified the token, so that grants of different
+         * participants (and JVMs) order as ZooKeeper granted them, not as their reports arrived.
+         */
+        void granted(long token, long session, long atNanos);
 
         void acknowledged(long token, long seq);
 
@@ -36,7 +43,7 @@ final class Member implements Closeable {
         void databaseError();
 
         /** The member no longer believes it leads with {@code token}. */
-        void ended(long token);
+        void ended(long token, long atNanos);
     }
 
     private final CuratorFramework client;
@@ -52,6 +59,7 @@ final class Member implements Closeable {
     /** Set when the latch's current grant is lost; each grant's worker watches its own flag. */
     private volatile AtomicBoolean lost = new AtomicBoolean(true);
     private Closeable recipe;
+    private final java.util.List<Thread> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
      * @param beforeEachWrite runs between the leadership check and each write: where the in-process campaign freezes
@@ -76,7 +84,8 @@ final class Member implements Closeable {
 
     void start() {
         if (selector) {
-            FencedLeaderSelector s = new FencedLeaderSelector(client, path, id, (c, token) -> work(token, null));
+            FencedLeaderSelector s = new FencedLeaderSelector(client, path, id,
+                    (c, token) -> work(token, granted(token), null));
             s.autoRequeue();
             s.start();
             recipe = s;
@@ -85,10 +94,13 @@ final class Member implements Closeable {
             latch.addListener(new FencedLeaderListener() {
                 @Override
                 public void leadershipAcquired(FencingToken token) {
+                    long session = granted(token);
                     AtomicBoolean mine = new AtomicBoolean();
                     lost = mine;
-                    Thread worker = new Thread(() -> work(token, mine), "chaos-" + id);
+                    Thread worker = new Thread(() -> work(token, session, mine), "chaos-" + id);
                     worker.setDaemon(true);
+                    workers.removeIf(w -> !w.isAlive());
+                    workers.add(worker);
                     worker.start();
                 }
 
@@ -102,15 +114,21 @@ final class Member implements Closeable {
         }
     }
 
-    /** Fence first, then write until the resource refuses, leadership is lost, or the member closes. */
-    private void work(FencingToken token, AtomicBoolean lostFlag) {
+    /** Reports the grant, on the recipe's thread; returns the session that holds it (0 if it cannot be read). */
+    private long granted(FencingToken token) {
+        long at = System.nanoTime();
         long session;
         try {
             session = client.getZookeeperClient().getZooKeeper().getSessionId();
         } catch (Exception e) {
-            return;
+            session = 0; // the client is closing: the grant is still reported, so its belief is accounted for
         }
-        events.granted(token.value(), session);
+        events.granted(token.value(), session, at);
+        return session;
+    }
+
+    /** Fence first, then write until the resource refuses, leadership is lost, or the member closes. */
+    private void work(FencingToken token, long session, AtomicBoolean lostFlag) {
         try {
             boolean fenced = false;
             for (long seq = 1; !stopped(lostFlag); seq++) {
@@ -139,7 +157,7 @@ final class Member implements Closeable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            events.ended(token.value());
+            events.ended(token.value(), System.nanoTime());
         }
     }
 
@@ -159,6 +177,7 @@ final class Member implements Closeable {
         }
     }
 
+    /** Closes the recipe (a selector waits for its leader's work) and waits, bounded, for the latch's workers. */
     @Override
     public void close() {
         closing = true;
@@ -168,6 +187,16 @@ final class Member implements Closeable {
             }
         } catch (Exception ignored) {
             // closing is best effort: the campaign is over
+        }
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        for (Thread worker : workers) {
+            try {
+                worker.join(Math.max(1, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(deadline
+                        - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 }

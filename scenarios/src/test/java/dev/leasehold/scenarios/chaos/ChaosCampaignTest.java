@@ -31,11 +31,14 @@ class ChaosCampaignTest {
         return Long.getLong("leasehold.chaos.seed", System.nanoTime());
     }
 
-    /** The first seed from {@code seed} on whose first {@code n} faults include every one of {@code wanted}. */
+    /**
+     * The first seed from {@code seed} on whose first {@code n} faults include every one of {@code wanted}, and a
+     * campaign that injects at least those {@code n}, however long they take.
+     */
     private static ChaosCampaign.Config seedWith(ChaosCampaign.Config config, int n, String... wanted) {
         for (long seed = config.seed(); ; seed++) {
             ChaosCampaign.Config candidate = new ChaosCampaign.Config(config.duration(), seed, config.participants(),
-                    config.database(), config.zkConnect(), config.processes(), config.out());
+                    config.database(), config.zkConnect(), config.processes(), n, config.out());
             if (new ChaosCampaign(candidate).plannedFaults(n).containsAll(List.of(wanted))) {
                 return candidate;
             }
@@ -48,8 +51,10 @@ class ChaosCampaignTest {
                 + " (replay: -Dleasehold.chaos.seed=" + seed + ")");
         ChaosCampaign.Summary summary = new ChaosCampaign(config).run();
         System.out.println(summary.faultMix());
+        System.out.println(summary.longestGap());
         System.out.println(summary.line());
         assertThat(summary.result().violations()).as("seed %d: %s", seed, summary.line()).isEmpty();
+        assertThat(summary.exercised()).as("seed %d: %s", seed, summary.line()).isTrue();
         assertThat(summary.line()).as("seed %d", seed).doesNotContain("grants=0 ").doesNotContain("faults=0 ")
                 .doesNotContain("writes accepted=0 ");
         return summary;
@@ -59,7 +64,7 @@ class ChaosCampaignTest {
     void aShortCampaignOnH2LeavesNoViolation() throws Exception {
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
             ChaosCampaign.Config config = seedWith(new ChaosCampaign.Config(Duration.ofSeconds(25), startSeed(), 5,
-                    h2, null, false, System.out), 3, "restart database", "pause");
+                    h2, null, false, 0, System.out), 3, "restart database", "pause");
             ChaosCampaign.Summary summary = campaign(config);
             assertThat(summary.faultMix()).contains("restart database", "pause", "3-server TestingCluster");
         }
@@ -70,7 +75,7 @@ class ChaosCampaignTest {
         NotRoot.require();
         try (ChaosDatabase postgres = ChaosDatabase.embeddedPostgres()) {
             ChaosCampaign.Config config = seedWith(new ChaosCampaign.Config(Duration.ofSeconds(30), startSeed(), 5,
-                    postgres, null, false, System.out), 4, "restart database", "terminate db connections");
+                    postgres, null, false, 0, System.out), 4, "restart database", "terminate db connections");
             ChaosCampaign.Summary summary = campaign(config);
             assertThat(summary.faultMix()).contains("restart database", "terminate db connections");
         }
@@ -83,7 +88,7 @@ class ChaosCampaignTest {
         PrintStream out = new PrintStream(said, true, StandardCharsets.UTF_8);
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
             ChaosCampaign.Config config = seedWith(new ChaosCampaign.Config(Duration.ofSeconds(25), startSeed(), 4,
-                    h2, null, true, out), 3, "pause", "crash participant");
+                    h2, null, true, 0, out), 3, "pause", "crash participant");
             ChaosCampaign.Summary summary = campaign(config);
             System.out.print(said.toString(StandardCharsets.UTF_8));
             assertThat(summary.faultMix()).contains("in child JVMs", "pause", "crash participant");
@@ -106,11 +111,11 @@ class ChaosCampaignTest {
                 client.create().forPath("/given"); // ZooKeeper needs the chroot to exist
             }
             ChaosCampaign campaign = new ChaosCampaign(new ChaosCampaign.Config(Duration.ofSeconds(15), startSeed(),
-                    3, h2, connect, false, System.out));
+                    3, h2, connect, false, 0, System.out));
             assertThat(campaign.faultWeights()).containsEntry("kill server", 0).containsEntry("kill quorum leader", 0)
                     .containsEntry("ensemble down", 0).containsEntry("partition", 20);
             ChaosCampaign.Summary summary = campaign(seedWith(new ChaosCampaign.Config(Duration.ofSeconds(15),
-                    startSeed(), 3, h2, connect, false, System.out), 2, "partition"));
+                    startSeed(), 3, h2, connect, false, 0, System.out), 2, "partition"));
             assertThat(summary.faultMix()).contains("ensemble " + connect).doesNotContain("kill")
                     .doesNotContain("ensemble down");
             try (CuratorFramework client = CuratorFrameworkFactory.newClient(zk.getConnectString(),

@@ -81,6 +81,24 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void rule5JudgesGrantsInTheOrderTheyWereGrantedNotReported() {
+        // Reports from two JVMs can arrive out of order: b's grant (at 200) was read before a's (at 100).
+        List<Grant> reportedLate = List.of(new Grant(200, "e", "b", 9, B), new Grant(100, "e", "a", 5, A));
+        assertThat(check(List.of(), reportedLate, List.of()).violations()).isEmpty();
+        List<Grant> grantedLate = List.of(new Grant(100, "e", "b", 9, B), new Grant(200, "e", "a", 5, A));
+        assertThat(check(List.of(), grantedLate, List.of()).violations()).singleElement().asString()
+                .startsWith("rule 5:").contains("token 5 to a came after a grant of token 9 to b");
+    }
+
+    @Test
+    void anElectionInWhichNobodyEverLedIsLeaderlessThroughout() {
+        List<Belief> beliefs = List.of(new Belief("latch", "a", 5, 0, 1_000));
+        HistoryChecker.Result result = HistoryChecker.check(List.of(), List.of(), List.of(), beliefs,
+                List.of("latch", "selector"), 0, 1_000);
+        assertThat(result.longestWithoutLeader()).isEqualTo(new HistoryChecker.Gap("selector", 0, 1_000));
+    }
+
+    @Test
     void grantsOfTwoElectionsAreJudgedApart() {
         List<Grant> grants = List.of(new Grant(1, "latch", "a", 9, A), new Grant(2, "selector", "b", 5, B),
                 new Grant(3, "selector", "c", 7, 0xC));
@@ -99,7 +117,10 @@ class HistoryCheckerTest {
                 new Belief("e", "c", 12, 900, 1_000), new Belief("other", "d", 3, 0, 1_000));
         HistoryChecker.Result result = HistoryChecker.check(List.of(), List.of(), List.of(), beliefs, 0, 1_000);
         assertThat(result.overlappingBeliefs()).isEqualTo(1);
-        assertThat(result.maxNanosWithoutLeader()).isEqualTo(200);
-        assertThat(HistoryChecker.maxWithoutLeader(List.of(), 0, 1_000)).isEqualTo(1_000);
+        assertThat(result.longestWithoutLeader()).isEqualTo(new HistoryChecker.Gap("e", 700, 200));
+        assertThat(HistoryChecker.longestGap("e", List.of(), 0, 1_000)).isEqualTo(new HistoryChecker.Gap("e", 0,
+                1_000));
+        assertThat(HistoryChecker.longestGap("e", List.of(new Belief("e", "a", 5, 100, 300)), 0, 1_000))
+                .as("the gap after the last belief counts").isEqualTo(new HistoryChecker.Gap("e", 300, 700));
     }
 }
