@@ -65,11 +65,11 @@ public abstract class ChaosDatabase implements AutoCloseable {
     }
 
     public static ChaosDatabase h2() throws SQLException, IOException {
-        return new H2();
+        return H2.start();
     }
 
     public static ChaosDatabase external(String url, String user, String password) {
-        return new External(url, user, password);
+        return new ByUrl(url, user, password);
     }
 
     private static final class Postgres extends ChaosDatabase {
@@ -137,68 +137,14 @@ public abstract class ChaosDatabase implements AutoCloseable {
         }
     }
 
-    private static final class H2 extends ChaosDatabase {
-        private final Path directory = Files.createTempDirectory("leasehold-chaos-h2");
-        private final Server server;
-        private final String url;
-        private final DataSource ds;
-
-        H2() throws SQLException, IOException {
-            server = Server.createTcpServer("-tcpPort", "0", "-ifNotExists", "-baseDir", directory.toString())
-                    .start();
-            url = "jdbc:h2:tcp://localhost:" + server.getPort() + "/chaos;LOCK_TIMEOUT=10000";
-            ds = new SimpleDataSource(url, null, null);
-        }
-
-        @Override
-        public DataSource dataSource() {
-            return ds;
-        }
-
-        @Override
-        public String jdbcUrl() {
-            return url;
-        }
-
-        @Override
-        public String label() {
-            return "H2 (file, over TCP)";
-        }
-
-        @Override
-        public boolean postgres() {
-            return false;
-        }
-
-        @Override
-        public boolean restartable() {
-            return true;
-        }
-
-        @Override
-        public void restart() throws SQLException {
-            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-                s.execute("SHUTDOWN");
-            }
-            try (Connection c = ds.getConnection()) {
-                c.isValid(5); // reopened from its file
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            server.stop();
-            delete(directory);
-        }
-    }
-
-    private static final class External extends ChaosDatabase {
+    /** A database reached through a JDBC URL, the campaign's own or not. */
+    private static class ByUrl extends ChaosDatabase {
         private final String url;
         private final String user;
         private final String password;
         private final DataSource ds;
 
-        External(String url, String user, String password) {
+        ByUrl(String url, String user, String password) {
             this.url = url;
             this.user = user;
             this.password = password;
@@ -233,6 +179,49 @@ public abstract class ChaosDatabase implements AutoCloseable {
         @Override
         public boolean postgres() {
             return url.startsWith("jdbc:postgresql:");
+        }
+    }
+
+    private static final class H2 extends ByUrl {
+        private final Path directory;
+        private final Server server;
+
+        private H2(Path directory, Server server) {
+            super("jdbc:h2:tcp://localhost:" + server.getPort() + "/chaos;LOCK_TIMEOUT=10000", null, null);
+            this.directory = directory;
+            this.server = server;
+        }
+
+        static H2 start() throws SQLException, IOException {
+            Path directory = Files.createTempDirectory("leasehold-chaos-h2");
+            return new H2(directory, Server.createTcpServer("-tcpPort", "0", "-ifNotExists", "-baseDir",
+                    directory.toString()).start());
+        }
+
+        @Override
+        public String label() {
+            return "H2 (file, over TCP)";
+        }
+
+        @Override
+        public boolean restartable() {
+            return true;
+        }
+
+        @Override
+        public void restart() throws SQLException {
+            try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+                s.execute("SHUTDOWN");
+            }
+            try (Connection c = dataSource().getConnection()) {
+                c.isValid(5); // reopened from its file
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.stop();
+            delete(directory);
         }
     }
 
