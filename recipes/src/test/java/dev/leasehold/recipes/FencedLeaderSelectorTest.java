@@ -247,8 +247,16 @@ class FencedLeaderSelectorTest {
             try {
                 new CountDownLatch(1).await();
             } finally {
-                Thread.interrupted(); // the work was interrupted; clear the flag so the check below can run
-                nodeExistedWhenWorkEnded.set(observer.checkExists().forPath(token.path()) != null);
+                // close() interrupts the work twice (its own withdraw, then Curator's cancel of the task), so the
+                // second interrupt may cut the check short: clear the flag and check again, still inside the work.
+                for (int attempt = 0; attempt < 5 && nodeExistedWhenWorkEnded.get() == null; attempt++) {
+                    Thread.interrupted();
+                    try {
+                        nodeExistedWhenWorkEnded.set(observer.checkExists().forPath(token.path()) != null);
+                    } catch (Exception interrupted) {
+                        // cut short by the second interrupt: check again
+                    }
+                }
             }
         }));
         selector.start();

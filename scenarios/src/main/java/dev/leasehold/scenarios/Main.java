@@ -172,6 +172,9 @@ public final class Main implements Callable<Integer> {
         @Option(names = "--processes", description = "run each participant in its own JVM: pauses are kill -STOP /"
                 + " -CONT, and participants are also crashed with kill -KILL (Linux, macOS)")
         boolean processes;
+        @Option(names = "--unfenced", description = "participants write without the gate, as code that trusts"
+                + " its leadership would: shows the checker finding the stale writes that land (exit 1)")
+        boolean unfenced;
         @Option(names = "--zk", paramLabel = "CONNECT", description = "use this ensemble (host:port[,...][/chroot]);"
                 + " its servers are not killed, the other faults still run")
         String zk;
@@ -212,10 +215,11 @@ public final class Main implements Callable<Integer> {
             long theSeed = seed != null ? seed : new java.util.Random().nextLong();
             try (ChaosDatabase database = database()) {
                 parent.out.println("chaos: seed " + theSeed + ", " + length.toSeconds() + " s, " + participants
-                        + " participants" + (processes ? " in child JVMs" : "") + ", " + database.label()
+                        + " participants" + (processes ? " in child JVMs" : "") + (unfenced ? ", UNFENCED" : "")
+                        + ", " + database.label()
                         + (zk != null ? ", ZooKeeper at " + zk : "") + " (replay with --seed " + theSeed + ")");
                 ChaosCampaign.Summary summary = new ChaosCampaign(new ChaosCampaign.Config(length, theSeed,
-                        participants, database, zk, processes, 0, parent.out)).run();
+                        participants, database, zk, processes, 0, unfenced, parent.out)).run();
                 parent.out.println("fault mix: " + summary.faultMix());
                 parent.out.println(summary.longestGap());
                 summary.result().violations().forEach(v -> parent.out.println("VIOLATION " + v));

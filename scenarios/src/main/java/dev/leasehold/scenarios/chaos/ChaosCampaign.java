@@ -71,9 +71,11 @@ public final class ChaosCampaign {
      * @param zkConnect an ensemble to use (its servers are never killed), or null for a 3-server TestingCluster
      * @param processes run each participant in its own JVM (needs kill: Linux or macOS)
      * @param minimumFaults the nemesis runs for {@code duration} and until it has injected at least this many faults
+     * @param unfenced  participants write without the gate (no advance, no token check): the checker must then
+     *                  find the stale writes that land
      */
     public record Config(Duration duration, long seed, int participants, ChaosDatabase database, String zkConnect,
-                         boolean processes, int minimumFaults, PrintStream out) {}
+                         boolean processes, int minimumFaults, boolean unfenced, PrintStream out) {}
 
     /**
      * @param line       the one summary line
@@ -96,6 +98,8 @@ public final class ChaosCampaign {
     private final List<HistoryChecker.Belief> beliefs = Collections.synchronizedList(new ArrayList<>());
     /** Per participant, the grants it still believes in: token and since when. */
     private final Map<String, List<long[]>> openBeliefs = new HashMap<>();
+    /** "participant/token" of every grant that has had a write acknowledged. */
+    private final java.util.Set<String> writtenWith = new java.util.HashSet<>();
     private final AtomicInteger staleRejected = new AtomicInteger();
     private final AtomicInteger databaseErrors = new AtomicInteger();
     private final Map<String, Integer> faults = new TreeMap<>();
@@ -210,7 +214,8 @@ public final class ChaosCampaign {
                 + (cluster != null ? ", tick " + TICK_MS + " ms, 3-server TestingCluster" : ", ensemble "
                 + config.zkConnect()) + ", " + config.participants() + " participants "
                 + (config.processes() ? "in child JVMs" : "in one JVM") + ", " + config.database().label()
-                + ", database errors survived " + databaseErrors.get();
+                + ", database errors survived " + databaseErrors.get()
+                + (config.unfenced() ? ", UNFENCED: writes without the gate" : "");
         HistoryChecker.Gap gap = result.longestWithoutLeader();
         String longestGap = String.format("longest time without a leader: %d ms in the %s election, from t=%.1fs to"
                         + " t=%.1fs", TimeUnit.NANOSECONDS.toMillis(gap.nanos()), gap.election(),
@@ -272,6 +277,15 @@ public final class ChaosCampaign {
         }
     }
 
+    private void acknowledged(Participant who, long token, long seq) {
+        synchronized (grants) {
+            acks.add(new HistoryChecker.Ack(who.id, token, seq));
+            if (writtenWith.add(who.id + "/" + token)) {
+                grants.notifyAll();
+            }
+        }
+    }
+
     /** A participant that is gone (its JVM killed, or closed) believes nothing any more. */
     private void endAll(Participant who) {
         long now = System.nanoTime();
@@ -299,7 +313,7 @@ public final class ChaosCampaign {
 
             @Override
             public void acknowledged(long token, long seq) {
-                acks.add(new HistoryChecker.Ack(who.id, token, seq));
+                ChaosCampaign.this.acknowledged(who, token, seq);
             }
 
             @Override
@@ -355,7 +369,7 @@ public final class ChaosCampaign {
                 victim.resume();
             }
             case "pause" -> {
-                Participant victim = pick();
+                Participant victim = pickLeader();
                 fault(fault);
                 boolean led = leading(victim);
                 say("pause " + victim.id + (led ? " (a leader)" : "") + ": " + victim.pauseKind());
@@ -363,7 +377,7 @@ public final class ChaosCampaign {
                 victim.pause();
                 Thread.sleep(SESSION_MS + 500 + random.nextInt(1000)); // the GC pause
                 if (led) {
-                    awaitGrantElsewhere(victim, grantsBefore); // a leader's pause ends after someone else leads
+                    awaitWriteElsewhere(victim, grantsBefore); // a leader's pause ends after a new leader wrote
                 }
                 victim.unpause();
             }
@@ -445,12 +459,16 @@ public final class ChaosCampaign {
         }
     }
 
-    /** Waits (bounded) until another participant of the victim's election has been granted leadership. */
-    private void awaitGrantElsewhere(Participant victim, int grantsBefore) throws InterruptedException {
+    /**
+     * Waits (bounded) until another participant of the victim's election has been granted leadership and has had a
+     * write acknowledged with that grant: the paused leader's next write then comes after a newer token's.
+     */
+    private void awaitWriteElsewhere(Participant victim, int grantsBefore) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(4L * SESSION_MS);
         synchronized (grants) {
             while (grants.subList(grantsBefore, grants.size()).stream().noneMatch(g ->
-                    g.election().equals(victim.election()) && !g.participant().equals(victim.id))) {
+                    g.election().equals(victim.election()) && !g.participant().equals(victim.id)
+                            && writtenWith.contains(g.participant() + "/" + g.token()))) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return;
@@ -468,7 +486,14 @@ public final class ChaosCampaign {
         config.out().printf("  t=%6.1fs nemesis: %s%n", (System.nanoTime() - started) / 1e9, what);
     }
 
-    /** A participant that believes it leads, if any (the interesting victim), else any. */
+    /** A participant that believes it leads, if there is one, else any: a pause is about a leader. */
+    private Participant pickLeader() {
+        List<Participant> leaders = participants.stream().filter(this::leading).toList();
+        return leaders.isEmpty() ? participants.get(random.nextInt(participants.size()))
+                : leaders.get(random.nextInt(leaders.size()));
+    }
+
+    /** Most often a participant that believes it leads (the interesting victim), else any. */
     private Participant pick() {
         List<Participant> leaders = participants.stream().filter(this::leading).toList();
         if (!leaders.isEmpty() && random.nextInt(4) > 0) {
@@ -607,7 +632,8 @@ public final class ChaosCampaign {
             client = CuratorFrameworkFactory.builder().connectString(connectString()).ensembleTracker(false)
                     .sessionTimeoutMs(SESSION_MS).connectionTimeoutMs(SESSION_MS)
                     .retryPolicy(new RetryNTimes(5, 200)).build();
-            member = new Member(client, gate, prefix + "history", id, selector, path(), resource(), events(this),
+            member = new Member(client, gate, config.unfenced() ? config.database().dataSource() : null,
+                    prefix + "history", id, selector, path(), resource(), events(this),
                     this::holdIfFrozen);
         }
 
@@ -694,7 +720,8 @@ public final class ChaosCampaign {
             joined = new CountDownLatch(1);
             Process child = ChildJvm.start(ChaosChild.class, List.of(connectString(), db.jdbcUrl(),
                     db.user() == null ? "-" : db.user(), db.password() == null ? "-" : db.password(), prefix, id,
-                    election(), path(), resource(), String.valueOf(SESSION_MS)));
+                    election(), path(), resource(), String.valueOf(SESSION_MS),
+                    config.unfenced() ? "unfenced" : "fenced"));
             commands = new OutputStreamWriter(child.getOutputStream(), StandardCharsets.UTF_8);
             process = child;
             CountDownLatch mine = joined;
@@ -720,8 +747,7 @@ public final class ChaosCampaign {
                         }
                         case "GRANT" -> granted(this, Long.parseLong(word[1]), Long.parseLong(word[2]),
                                 Long.parseLong(word[3]));
-                        case "ACK" -> acks.add(new HistoryChecker.Ack(id, Long.parseLong(word[1]),
-                                Long.parseLong(word[2])));
+                        case "ACK" -> acknowledged(this, Long.parseLong(word[1]), Long.parseLong(word[2]));
                         case "STALE" -> staleRejected.incrementAndGet();
                         case "DBERR" -> databaseErrors.incrementAndGet();
                         case "END" -> ended(this, Long.parseLong(word[1]), Long.parseLong(word[2]));

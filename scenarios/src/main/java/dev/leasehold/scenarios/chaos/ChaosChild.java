@@ -21,16 +21,16 @@ import org.apache.curator.retry.RetryNTimes;
  * {@code kill -STOP} cannot read that, so every stop comes with a detached {@code kill -CONT} a while later.
  *
  * <p>Arguments: zk, jdbc-url, user (or "-"), password (or "-"), table prefix, id, latch|selector, election path,
- * resource, session timeout in ms.
+ * resource, session timeout in ms, fenced|unfenced.
  */
 public final class ChaosChild {
 
     private ChaosChild() {}
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 10) {
+        if (args.length != 11) {
             System.err.println("usage: ChaosChild zk jdbc-url user password prefix id latch|selector path resource"
-                    + " session-ms");
+                    + " session-ms fenced|unfenced");
             System.exit(2);
         }
         String user = args[2].equals("-") ? null : args[2];
@@ -40,14 +40,15 @@ public final class ChaosChild {
         boolean selector = args[6].equals("selector");
         int sessionMs = Integer.parseInt(args[9]);
         PrintStream out = System.out;
-        FenceGate gate = new FenceGate(new SimpleDataSource(args[1], user, password),
-                StoreConfig.defaults().withTablePrefix(prefix));
+        SimpleDataSource ds = new SimpleDataSource(args[1], user, password);
+        FenceGate gate = new FenceGate(ds, StoreConfig.defaults().withTablePrefix(prefix));
+        boolean fenced = args[10].equals("fenced");
         // ensembleTracker(false): the campaign's proxies must stay in the connect string (see ChaosCampaign).
         CuratorFramework client = CuratorFrameworkFactory.builder().connectString(args[0]).ensembleTracker(false)
                 .sessionTimeoutMs(sessionMs).connectionTimeoutMs(sessionMs).retryPolicy(new RetryNTimes(5, 200))
                 .build();
         client.start();
-        Member member = new Member(client, gate, prefix + "history", id, selector, args[7], args[8],
+        Member member = new Member(client, gate, fenced ? null : ds, prefix + "history", id, selector, args[7], args[8],
                 new Member.Events() {
                     @Override
                     public void granted(long token, long session, long atNanos) {

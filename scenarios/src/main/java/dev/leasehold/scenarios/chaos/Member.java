@@ -48,6 +48,8 @@ final class Member implements Closeable {
 
     private final CuratorFramework client;
     private final FenceGate gate;
+    /** Null: fenced. Otherwise the unfenced writes go straight to this database, as code without a gate would. */
+    private final javax.sql.DataSource unfenced;
     private final String historyTable;
     private final String id;
     private final boolean selector;
@@ -62,13 +64,16 @@ final class Member implements Closeable {
     private final java.util.List<Thread> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
+     * @param unfenced        null to write through the gate; a data source to write without it (to show what the
+     *                        checker finds then)
      * @param beforeEachWrite runs between the leadership check and each write: where the in-process campaign freezes
      *                        a worker to stand for a GC pause
      */
-    Member(CuratorFramework client, FenceGate gate, String historyTable, String id, boolean selector, String path,
-           String resource, Events events, Runnable beforeEachWrite) {
+    Member(CuratorFramework client, FenceGate gate, javax.sql.DataSource unfenced, String historyTable, String id,
+           boolean selector, String path, String resource, Events events, Runnable beforeEachWrite) {
         this.client = client;
         this.gate = gate;
+        this.unfenced = unfenced;
         this.historyTable = historyTable;
         this.id = id;
         this.selector = selector;
@@ -136,16 +141,22 @@ final class Member implements Closeable {
                 long n = seq;
                 boolean interrupted = Thread.interrupted(); // a frozen thread never saw the interrupt
                 try {
-                    if (!fenced) {
-                        gate.advance(resource, token.value());
-                        fenced = true;
+                    if (unfenced != null) {
+                        try (Connection c = unfenced.getConnection()) {
+                            insert(c, token.value(), n, session);
+                        }
+                    } else {
+                        if (!fenced) {
+                            gate.advance(resource, token.value());
+                            fenced = true;
+                        }
+                        gate.write(resource, token.value(), tx -> insert(tx, token.value(), n, session));
                     }
-                    gate.write(resource, token.value(), tx -> insert(tx, token.value(), n, session));
                     events.acknowledged(token.value(), n);
                 } catch (StaleTokenException e) {
                     events.staleRejected(token.value());
                     return;
-                } catch (FencingException e) {
+                } catch (FencingException | SQLException e) {
                     events.databaseError(); // a terminated connection or a restarting database: try again
                 } finally {
                     if (interrupted) {
