@@ -140,6 +140,9 @@ public final class FencedLeaderSelector implements Closeable {
     /**
      * Leaves the election: withdraws the token, interrupts the leader's work and waits up to {@link
      * #CLOSE_WAIT_MILLIS} for it to return; the node is deleted after the work returned. Idempotent.
+     *
+     * <p>The work may be interrupted twice: once by the withdrawal, once more when Curator's selector cancels its
+     * task. Work that clears the interrupt and then blocks (in a {@code finally}, say) can be interrupted again.
      */
     @Override
     public void close() {

@@ -77,7 +77,7 @@ class ProgramTest {
         Program help = Program.run("chaos", "--help");
         assertThat(help.exitCode()).isZero();
         assertThat(help.out()).contains("--processes", "--zk", "--jdbc", "--embedded-postgres", "--seed",
-                "--duration", "--participants");
+                "--duration", "--participants", "--unfenced");
         String[][] bad = {
                 {"chaos", "--participants", "1"},
                 {"chaos", "--duration", "0s"},
