@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
-/** Starts a class of this program in a child JVM (same java, same class path) and signals it. */
+/** Starts a class of this program in a child JVM (same java, same class path), and sends signals to processes. */
 public final class ChildJvm {
 
     private ChildJvm() {}
@@ -31,9 +31,14 @@ public final class ChildJvm {
 
     /** Sends {@code signal} (e.g. {@code -STOP}) to the process; throws if kill fails. */
     public static void signal(String signal, Process process) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", signal, String.valueOf(process.pid())).inheritIO().start();
+        signal(signal, process.pid());
+    }
+
+    /** Sends {@code signal} to the process {@code pid}, which need not be a child; throws if kill fails. */
+    public static void signal(String signal, long pid) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", signal, String.valueOf(pid)).inheritIO().start();
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-            throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
+            throw new IllegalStateException("kill " + signal + " " + pid + " failed");
         }
     }
 }

@@ -732,26 +732,22 @@ public final class ChaosCampaign {
         }
 
         private void pump(Process child, CountDownLatch mine) {
+            Member.Events events = events(this);
             try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(),
                     StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = in.readLine()) != null) {
-                    String[] word = line.split(" ");
-                    switch (word[0]) {
-                        case "JOINED" -> {
-                            long skew = System.nanoTime() - Long.parseLong(word[2]);
-                            if (skew < 0 || skew > TimeUnit.SECONDS.toNanos(CHILD_START_SECONDS)) {
-                                clockShared = false; // this OS gives each process its own nanoTime origin
-                            }
-                            mine.countDown();
+                    if (ChaosChild.replay(line, events)) {
+                        continue;
+                    }
+                    if (line.startsWith("JOINED ")) {
+                        long skew = System.nanoTime() - Long.parseLong(line.split(" ")[2]);
+                        if (skew < 0 || skew > TimeUnit.SECONDS.toNanos(CHILD_START_SECONDS)) {
+                            clockShared = false; // this OS gives each process its own nanoTime origin
                         }
-                        case "GRANT" -> granted(this, Long.parseLong(word[1]), Long.parseLong(word[2]),
-                                Long.parseLong(word[3]));
-                        case "ACK" -> acknowledged(this, Long.parseLong(word[1]), Long.parseLong(word[2]));
-                        case "STALE" -> staleRejected.incrementAndGet();
-                        case "DBERR" -> databaseErrors.incrementAndGet();
-                        case "END" -> ended(this, Long.parseLong(word[1]), Long.parseLong(word[2]));
-                        default -> config.out().println("  " + id + " said: " + line);
+                        mine.countDown();
+                    } else {
+                        config.out().println("  " + id + " said: " + line);
                     }
                 }
             } catch (IOException ignored) {

@@ -48,33 +48,8 @@ public final class ChaosChild {
                 .sessionTimeoutMs(sessionMs).connectionTimeoutMs(sessionMs).retryPolicy(new RetryNTimes(5, 200))
                 .build();
         client.start();
-        Member member = new Member(client, gate, fenced ? null : ds, prefix + "history", id, selector, args[7], args[8],
-                new Member.Events() {
-                    @Override
-                    public void granted(long token, long session, long atNanos) {
-                        say(out, "GRANT " + token + " " + session + " " + atNanos);
-                    }
-
-                    @Override
-                    public void acknowledged(long token, long seq) {
-                        say(out, "ACK " + token + " " + seq);
-                    }
-
-                    @Override
-                    public void staleRejected(long token) {
-                        say(out, "STALE " + token);
-                    }
-
-                    @Override
-                    public void databaseError() {
-                        say(out, "DBERR");
-                    }
-
-                    @Override
-                    public void ended(long token, long atNanos) {
-                        say(out, "END " + token + " " + atNanos);
-                    }
-                }, () -> { });
+        Member member = new Member(client, gate, fenced ? null : ds, prefix + "history", id, selector, args[7],
+                args[8], reporter(out), () -> { });
         member.start();
         say(out, "JOINED " + ProcessHandle.current().pid() + " " + System.nanoTime());
         try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
@@ -88,6 +63,56 @@ public final class ChaosChild {
         member.close();
         client.close();
         System.exit(0);
+    }
+
+    /** The child's side of the protocol: each event as one line on {@code out}. */
+    static Member.Events reporter(PrintStream out) {
+        return new Member.Events() {
+            @Override
+            public void granted(long token, long session, long atNanos) {
+                say(out, "GRANT " + token + " " + session + " " + atNanos);
+            }
+
+            @Override
+            public void acknowledged(long token, long seq) {
+                say(out, "ACK " + token + " " + seq);
+            }
+
+            @Override
+            public void staleRejected(long token) {
+                say(out, "STALE " + token);
+            }
+
+            @Override
+            public void databaseError() {
+                say(out, "DBERR");
+            }
+
+            @Override
+            public void ended(long token, long atNanos) {
+                say(out, "END " + token + " " + atNanos);
+            }
+        };
+    }
+
+    /**
+     * The campaign's side: replays one line {@link #reporter} wrote as a call on {@code events}.
+     *
+     * @return false if the line is not an event (JOINED, or anything else the child printed)
+     */
+    static boolean replay(String line, Member.Events events) {
+        String[] word = line.split(" ");
+        switch (word[0]) {
+            case "GRANT" -> events.granted(Long.parseLong(word[1]), Long.parseLong(word[2]), Long.parseLong(word[3]));
+            case "ACK" -> events.acknowledged(Long.parseLong(word[1]), Long.parseLong(word[2]));
+            case "STALE" -> events.staleRejected(Long.parseLong(word[1]));
+            case "DBERR" -> events.databaseError();
+            case "END" -> events.ended(Long.parseLong(word[1]), Long.parseLong(word[2]));
+            default -> {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static void say(PrintStream out, String line) {

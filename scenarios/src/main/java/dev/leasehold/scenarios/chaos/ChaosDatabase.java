@@ -1,5 +1,6 @@
 package dev.leasehold.scenarios.chaos;
 
+import dev.leasehold.scenarios.ChildJvm;
 import dev.leasehold.scenarios.SimpleDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
@@ -117,10 +118,7 @@ public abstract class ChaosDatabase implements AutoCloseable {
             long pid = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
             ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException(
                     "the postmaster " + pid + " is not running"));
-            Process quit = new ProcessBuilder("kill", "-QUIT", String.valueOf(pid)).inheritIO().start();
-            if (!quit.waitFor(10, TimeUnit.SECONDS) || quit.exitValue() != 0) {
-                throw new IllegalStateException("kill -QUIT " + pid + " failed");
-            }
+            ChildJvm.signal("-QUIT", pid); // PostgreSQL's immediate shutdown
             postmaster.onExit().get(30, TimeUnit.SECONDS);
             int port = postgres.getPort();
             postgres.close(); // releases zonky's lock on the data directory; its pg_ctl stop finds nothing to stop
