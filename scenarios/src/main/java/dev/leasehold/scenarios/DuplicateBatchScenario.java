@@ -99,7 +99,7 @@ final class DuplicateBatchScenario implements Scenario {
             Tick tick = new Tick(pod, number, batch, now + LEASE_MS);
             running.add(tick);
             timeline.span(pod, Timeline.SpanKind.LEASE, "lease (SET NX PX 1000)", now, now + LEASE_MS);
-            timeline.info(pod, "tick#" + number + " got lease, processing " + batch);
+            timeline.info(pod, "tick#" + number + " got lease, processing " + batch, batch);
             notifyAll();
             return tick;
         }
@@ -124,9 +124,9 @@ final class DuplicateBatchScenario implements Scenario {
                     + (owner == null ? "nobody: it had expired" : owner) + ")";
             if (owner != null && !owner.equals(tick.pod())) {
                 foreignDel = true;
-                timeline.problem(tick.pod(), text);
+                timeline.problem(tick.pod(), text, "pushed " + tick.batch());
             } else {
-                timeline.info(tick.pod(), text);
+                timeline.info(tick.pod(), text, "pushed " + tick.batch());
             }
             notifyAll();
         }
@@ -268,7 +268,7 @@ final class DuplicateBatchScenario implements Scenario {
         long now = timeline.now();
         timeline.span(pod, Timeline.SpanKind.LEASE, "claim fence " + claim.fence(), now, now + LEASE_MS);
         timeline.info(pod, "tick#" + number + " claimed " + claim.batchId() + " (fence " + claim.fence()
-                + ", lease 1 s by the database clock), processing");
+                + ", lease 1 s by the database clock), processing", claim.batchId());
         synchronized (claimed) {
             claimed.notifyAll();
         }
@@ -285,13 +285,13 @@ final class DuplicateBatchScenario implements Scenario {
                 pushed.merge(claim.batchId(), 1, Integer::sum);
             }
             timeline.accepted(pod, "tick#" + number + " finished " + claim.batchId() + " with fence " + claim.fence()
-                    + " (1 row): pushed", claim.fence());
+                    + " (1 row): pushed", claim.fence(), claim.batchId());
         } else {
             synchronized (lateFinishes) {
                 lateFinishes.add(claim.batchId() + " (" + pod + ", fence " + claim.fence() + ")");
             }
             timeline.rejected(pod, "tick#" + number + " late finish of " + claim.batchId() + " with fence "
-                    + claim.fence() + ": 0 rows, the claim was lost; nothing pushed", claim.fence());
+                    + claim.fence() + ": 0 rows, the claim was lost; nothing pushed", claim.fence(), claim.batchId());
         }
     }
 

@@ -5,19 +5,24 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One self-contained HTML page (inline SVG and CSS, nothing fetched) with a timeline per run: a lane per instance,
  * leadership and lease periods labelled with their token, pauses shaded, each write marked accepted (green) or
- * rejected (red) with its token, problems in orange, and the verdict.
+ * rejected (red) with its token and what it concerns (customer, slot, batch), problems in orange, and the verdict:
+ * a reproduced incident in amber, a run that held in green, a run that did not go as expected in red. A summary
+ * table at the top sets each scenario's broken runs beside its Leasehold run.
  */
 final class HtmlReport {
 
     private static final int WIDTH = 1100;
     private static final int LEFT = 110;
     private static final int RIGHT = 80; // room for the labels of the last events
-    private static final int LANE = 46;
+    private static final int LANE = 58; // two rows of labels under the marks
     private static final int TOP = 28;
 
     private HtmlReport() {}
@@ -35,25 +40,40 @@ final class HtmlReport {
         html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
                 .append("<title>Leasehold scenarios</title><style>")
                 .append("body{font-family:system-ui,sans-serif;margin:24px;color:#222}")
-                .append("h2{margin-top:36px}.ok{color:#1a7f37}.fail{color:#cf222e}")
-                .append("svg{border:1px solid #ddd;background:#fff}text{font-size:11px}")
+                .append("h2{margin-top:36px}.held{color:#1a7f37}.reproduced{color:#b35900}.fail{color:#cf222e}")
+                .append("p.verdict{padding:6px 10px;border-left:4px solid}")
+                .append("p.held{background:#eef8f0}p.reproduced{background:#fff4e5}p.fail{background:#ffebe9}")
+                .append(".badge{font-size:13px;font-weight:normal;padding:2px 8px;border-radius:10px;margin-left:10px}")
+                .append(".badge.held{background:#dafbe1}.badge.reproduced{background:#ffe2b8}")
+                .append(".badge.fail{background:#ffcecb}")
+                .append("table.summary{border-collapse:collapse;margin:12px 0 8px}")
+                .append("table.summary td,table.summary th{border:1px solid #ddd;padding:6px 10px;text-align:left;")
+                .append("vertical-align:top;font-size:14px}table.summary th{background:#f6f8fa}")
+                .append("svg{border:1px solid #ddd;background:#fff}text{font-size:11px}text.label{font-size:10px}")
                 .append(".legend span{display:inline-block;margin-right:16px}")
                 .append("</style></head><body>\n<h1>Leasehold scenarios</h1>\n<p>Seed ").append(seed)
-                .append(", written ").append(Instant.now()).append(". Times are milliseconds from each run's start.</p>")
-                .append("<p class=\"legend\"><span>&#9632; <b style=\"color:#4a7bd0\">leadership</b></span>")
+                .append(", written ").append(Instant.now()).append(". Times are milliseconds from each run's start.")
+                .append(" Each incident is run twice: <b class=\"reproduced\">as it happened</b>, where the incident")
+                .append(" must come back (amber: the failure is reproduced, as expected), and <b class=\"held\">with")
+                .append(" Leasehold</b>, where it must not (green). Red marks a run that did not go as expected.</p>\n");
+        html.append(summary(results));
+        html.append("<p class=\"legend\"><span>&#9632; <b style=\"color:#4a7bd0\">leadership</b></span>")
                 .append("<span><b style=\"color:#e3a23b\">lease / claim</b></span>")
                 .append("<span><b style=\"color:#999\">work</b></span><span><b style=\"color:#777\">pause</b> (hatched)</span>")
-                .append("<span><b style=\"color:#1a7f37\">&#9679; write accepted</b></span>")
+                .append("<span><b style=\"color:#1a7f37\">&#9679; write accepted</b> (token below)</span>")
                 .append("<span><b style=\"color:#cf222e\">&#10006; write rejected</b></span>")
-                .append("<span><b style=\"color:#e36209\">&#9650; problem</b></span></p>\n");
+                .append("<span><b style=\"color:#e36209\">&#9650; problem</b></span>")
+                .append("<span>labels under a mark: the customer, slot or batch it concerns</span></p>\n");
         for (RunResult result : results) {
+            Outcome outcome = Outcome.of(result);
             html.append("<section class=\"run\" data-scenario=\"").append(escape(result.scenario()))
                     .append("\" data-run=\"").append(escape(result.title())).append("\">\n<h2>")
-                    .append(escape(result.scenario())).append(": ").append(escape(result.title())).append("</h2>\n");
+                    .append(escape(result.scenario())).append(": ").append(escape(result.title()))
+                    .append("<span class=\"badge ").append(outcome.css).append("\">").append(outcome.badge)
+                    .append("</span></h2>\n");
             html.append(svg(result.timeline()));
-            html.append("<p class=\"verdict ").append(result.asExpected() ? "ok" : "fail").append("\">")
-                    .append(result.asExpected() ? "&#10004; " : "&#10008; ")
-                    .append(escape(String.join("; ", result.verdicts())));
+            html.append("<p class=\"verdict ").append(outcome.css).append("\">").append(outcome.icon).append(' ')
+                    .append(outcome.lead).append(escape(String.join("; ", result.verdicts())));
             if (!result.asExpected()) {
                 html.append(" (expected: ").append(escape(result.expectation())).append(")");
             }
@@ -65,6 +85,63 @@ final class HtmlReport {
             html.append("</pre></details>\n</section>\n");
         }
         return html.append("</body></html>\n").toString();
+    }
+
+    /** How a run ended, as a reader should see it: a reproduced incident is not a green tick. */
+    private enum Outcome {
+        HELD("held", "&#10004;", "held", "held: "),
+        REPRODUCED("reproduced", "&#9888;", "incident reproduced, as expected", "incident reproduced, as expected: "),
+        UNEXPECTED("fail", "&#10008;", "did not go as expected", "did not go as expected: ");
+
+        final String css;
+        final String icon;
+        final String badge;
+        final String lead;
+
+        Outcome(String css, String icon, String badge, String lead) {
+            this.css = css;
+            this.icon = icon;
+            this.badge = badge;
+            this.lead = lead;
+        }
+
+        static Outcome of(RunResult result) {
+            if (!result.asExpected()) {
+                return UNEXPECTED;
+            }
+            return result.broken() ? REPRODUCED : HELD;
+        }
+    }
+
+    /** A table at the top: one row per scenario, its broken runs beside its Leasehold runs. */
+    private static String summary(List<RunResult> results) {
+        Map<String, List<RunResult>> byScenario = new LinkedHashMap<>();
+        for (RunResult result : results) {
+            byScenario.computeIfAbsent(result.scenario(), name -> new ArrayList<>()).add(result);
+        }
+        StringBuilder table = new StringBuilder("<table class=\"summary\"><tr><th>scenario</th>")
+                .append("<th>as it happened</th><th>with Leasehold</th></tr>\n");
+        for (Map.Entry<String, List<RunResult>> scenario : byScenario.entrySet()) {
+            table.append("<tr data-scenario=\"").append(escape(scenario.getKey())).append("\"><td>")
+                    .append(escape(scenario.getKey())).append("</td><td>")
+                    .append(cells(scenario.getValue(), true)).append("</td><td>")
+                    .append(cells(scenario.getValue(), false)).append("</td></tr>\n");
+        }
+        return table.append("</table>\n").toString();
+    }
+
+    private static String cells(List<RunResult> runs, boolean broken) {
+        StringBuilder cell = new StringBuilder();
+        for (RunResult run : runs) {
+            if (run.broken() != broken) {
+                continue;
+            }
+            Outcome outcome = Outcome.of(run);
+            cell.append("<div class=\"").append(outcome.css).append("\">").append(outcome.icon).append(" <b>")
+                    .append(escape(run.title())).append("</b>: ").append(escape(run.verdicts().isEmpty() ? "" : run.verdicts().get(0)))
+                    .append("</div>");
+        }
+        return cell.toString();
     }
 
     private static String svg(Timeline timeline) {
@@ -96,9 +173,10 @@ final class HtmlReport {
                     svg.append(span(span, y, scale, end));
                 }
             }
+            LabelRows rows = new LabelRows();
             for (Timeline.Event event : timeline.events()) {
                 if (event.lane().equals(lane)) {
-                    svg.append(event(event, y, scale));
+                    svg.append(event(event, y, scale, rows));
                 }
             }
             svg.append("</g>\n");
@@ -134,23 +212,53 @@ final class HtmlReport {
         };
     }
 
-    private static String event(Timeline.Event event, int y, double scale) {
+    private static String event(Timeline.Event event, int y, double scale, LabelRows rows) {
         double x = LEFT + event.atMillis() * scale;
         String title = "<title>t=" + event.atMillis() + "ms " + escape(event.text()) + "</title>";
         String token = event.token() == null ? "" : String.valueOf(event.token());
-        return switch (event.kind()) {
+        String mark = switch (event.kind()) {
             case WRITE_ACCEPTED -> String.format("<g class=\"write accepted\" data-token=\"%s\"><circle cx=\"%.1f\""
-                    + " cy=\"%d\" r=\"5\" fill=\"#1a7f37\">%s</circle><text x=\"%.1f\" y=\"%d\" fill=\"#1a7f37\">%s"
-                    + "</text></g>", token, x, y + 32, title, x - 4, y + 44, token);
+                    + " cy=\"%d\" r=\"5\" fill=\"#1a7f37\">%s</circle>", token, x, y + 32, title);
             case WRITE_REJECTED -> String.format("<g class=\"write rejected\" data-token=\"%s\"><path d=\"M%.1f %d"
-                    + " l10 10 m0 -10 l-10 10\" stroke=\"#cf222e\" stroke-width=\"3\">%s</path><text x=\"%.1f\""
-                    + " y=\"%d\" fill=\"#cf222e\">%s rejected</text></g>", token, x - 5, y + 27, title, x - 4, y + 44,
-                    token);
-            case PROBLEM -> String.format("<path class=\"problem\" d=\"M%.1f %d l6 10 l-12 0 z\" fill=\"#e36209\">%s"
-                    + "</path>", x, y + 26, title);
-            case INFO -> String.format("<circle class=\"info\" cx=\"%.1f\" cy=\"%d\" r=\"3\" fill=\"#555\">%s</circle>",
-                    x, y + 32, title);
+                    + " l10 10 m0 -10 l-10 10\" stroke=\"#cf222e\" stroke-width=\"3\">%s</path>", token, x - 5, y + 27,
+                    title);
+            case PROBLEM -> String.format("<g class=\"problem\"><path d=\"M%.1f %d l6 10 l-12 0 z\" fill=\"#e36209\">"
+                    + "%s</path>", x, y + 26, title);
+            case INFO -> String.format("<g class=\"info\"><circle cx=\"%.1f\" cy=\"%d\" r=\"3\" fill=\"#555\">%s"
+                    + "</circle>", x, y + 32, title);
         };
+        String label = switch (event.kind()) {
+            case WRITE_ACCEPTED -> join(token, event.label());
+            case WRITE_REJECTED -> join(token + " rejected", event.label());
+            case PROBLEM, INFO -> event.label() == null ? "" : event.label();
+        };
+        if (label.isEmpty()) {
+            return mark + "</g>";
+        }
+        String color = switch (event.kind()) {
+            case WRITE_ACCEPTED -> "#1a7f37";
+            case WRITE_REJECTED -> "#cf222e";
+            case PROBLEM -> "#b35900";
+            case INFO -> "#555";
+        };
+        int row = rows.place(x - 4, label.length() * 5.6);
+        return mark + String.format("<text class=\"label\" x=\"%.1f\" y=\"%d\" fill=\"%s\">%s</text></g>", x - 4,
+                y + 44 + row * 11, color, escape(label));
+    }
+
+    private static String join(String first, String second) {
+        return second == null ? first : first + " " + second;
+    }
+
+    /** Two rows of labels under a lane's marks: a label goes to the first row where it does not overlap. */
+    private static final class LabelRows {
+        private final double[] freeFrom = {Double.NEGATIVE_INFINITY, Double.NEGATIVE_INFINITY};
+
+        int place(double x, double width) {
+            int row = x >= freeFrom[0] ? 0 : x >= freeFrom[1] ? 1 : freeFrom[0] <= freeFrom[1] ? 0 : 1;
+            freeFrom[row] = x + width + 4;
+            return row;
+        }
     }
 
     static String escape(String text) {

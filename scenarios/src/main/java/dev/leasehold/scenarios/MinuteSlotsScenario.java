@@ -109,7 +109,7 @@ final class MinuteSlotsScenario implements Scenario {
                 if (DEPLOY_GAP.contains(index)) {
                     heartbeat.stop();
                     down.addAll(replicas());
-                    timeline.problem("replica-0", "slot " + at + ": deploy in progress, no replica alive");
+                    timeline.problem("replica-0", "slot " + at + ": deploy in progress, no replica alive", at);
                     Thread.sleep(SLOT_MS); // the story's minute
                     continue;
                 }
@@ -123,12 +123,12 @@ final class MinuteSlotsScenario implements Scenario {
                     heartbeat = new Heartbeat(leaderLease, key, leader);
                 }
                 String runner = leader;
-                timeline.info(runner, "slot " + at + ": am I leader? yes: runs it");
+                timeline.info(runner, "slot " + at + ": am I leader? yes: runs it", at);
                 if (index == CRASHING_SLOT) {
                     insertRun(ds, table, at, runner, false);
                     heartbeat.stop();
                     down.add(runner);
-                    timeline.problem(runner, "slot " + at + ": CRASHED mid-run; nobody re-runs the slot");
+                    timeline.problem(runner, "slot " + at + ": CRASHED mid-run; nobody re-runs the slot", at);
                 } else if (index == SLOW_SLOT) {
                     heartbeat.pause();
                     CountDownLatch secondRunStarted = new CountDownLatch(1);
@@ -141,7 +141,7 @@ final class MinuteSlotsScenario implements Scenario {
                             timeline.end(work);
                             insertRun(ds, table, at, runner, true);
                             timeline.problem(runner, "slot " + at + ": slow run completes (it never knew it lost"
-                                    + " the lease)");
+                                    + " the lease)", at);
                             slowHeartbeat.stop();
                         } catch (Exception e) {
                             timeline.problem(runner, "slow run failed: " + e);
@@ -155,7 +155,7 @@ final class MinuteSlotsScenario implements Scenario {
                     leader = campaign(leaderLease, key, timeline, busy);
                     heartbeat = new Heartbeat(leaderLease, key, leader);
                     timeline.problem(leader, "slot " + at + ": am I leader? yes; the slot has no completed run:"
-                            + " runs it AGAIN");
+                            + " runs it AGAIN", at);
                     secondRunStarted.countDown();
                     Thread.sleep(RUN_MS); // the story's run time
                     insertRun(ds, table, at, leader, true);
@@ -164,7 +164,7 @@ final class MinuteSlotsScenario implements Scenario {
                 } else {
                     Thread.sleep(RUN_MS); // the story's run time
                     insertRun(ds, table, at, runner, true);
-                    timeline.info(runner, "slot " + at + ": done");
+                    timeline.info(runner, "slot " + at + ": done", at);
                 }
                 Thread.sleep(SLOT_MS - RUN_MS); // the rest of the story's minute
             }
@@ -277,7 +277,8 @@ final class MinuteSlotsScenario implements Scenario {
             for (int index = 0; index < SLOTS; index++) {
                 Instant slot = slot(index);
                 if (DEPLOY_GAP.contains(index)) {
-                    timeline.problem("replica-0", "slot " + hhmm(slot) + ": deploy in progress, no replica alive");
+                    timeline.problem("replica-0", "slot " + hhmm(slot) + ": deploy in progress, no replica alive",
+                            hhmm(slot));
                     Thread.sleep(SLOT_MS); // the story's minute
                     continue;
                 }
@@ -293,7 +294,7 @@ final class MinuteSlotsScenario implements Scenario {
                 SlotClaim claim = winners.get(0);
                 if (index == CRASHING_SLOT) {
                     timeline.problem(claim.runner(), "slot " + hhmm(slot) + ": CRASHED mid-run (fence "
-                            + claim.fence() + ")");
+                            + claim.fence() + ")", hhmm(slot));
                 } else if (index == SLOW_SLOT) {
                     Thread slow = slowRunner(slots, timeline, claim, slowSlotSwept, lateRejected);
                     slowRunners.add(slow);
@@ -353,17 +354,17 @@ final class MinuteSlotsScenario implements Scenario {
         String names = winners.stream().map(SlotClaim::runner).collect(Collectors.joining(", "));
         String line = "slot " + hhmm(slot) + ": " + winners.size() + " winner(s) -> " + (names.isEmpty() ? "none"
                 : names);
-        timeline.info(winners.isEmpty() ? "replica-0" : winners.get(0).runner(), line);
+        timeline.info(winners.isEmpty() ? "replica-0" : winners.get(0).runner(), line, hhmm(slot));
         winnerCounts.add(hhmm(slot) + " " + winners.size());
     }
 
     private static void complete(SlotRuns slots, Timeline timeline, SlotClaim claim) {
         if (slots.complete(claim, "report for " + hhmm(claim.slot()) + " by " + claim.runner())) {
             timeline.accepted(claim.runner(), "slot " + hhmm(claim.slot()) + ": complete with fence " + claim.fence()
-                    + " (1 row)", claim.fence());
+                    + " (1 row)", claim.fence(), hhmm(claim.slot()));
         } else {
             timeline.rejected(claim.runner(), "slot " + hhmm(claim.slot()) + ": complete with fence " + claim.fence()
-                    + " REJECTED (0 rows): the slot was taken over", claim.fence());
+                    + " REJECTED (0 rows): the slot was taken over", claim.fence(), hhmm(claim.slot()));
         }
     }
 
@@ -381,7 +382,8 @@ final class MinuteSlotsScenario implements Scenario {
                         lateRejected.add(hhmm(claim.slot()) + " (" + claim.runner() + ", fence " + claim.fence() + ")");
                     }
                     timeline.rejected(claim.runner(), "slot " + hhmm(claim.slot()) + ": late complete with fence "
-                            + claim.fence() + " REJECTED (0 rows): the slot was swept", claim.fence());
+                            + claim.fence() + " REJECTED (0 rows): the slot was swept", claim.fence(),
+                            hhmm(claim.slot()));
                 } else {
                     timeline.problem(claim.runner(), "slot " + hhmm(claim.slot()) + ": late complete accepted");
                 }
@@ -399,7 +401,7 @@ final class MinuteSlotsScenario implements Scenario {
         List<SlotClaim> taken = slots.sweep(JOB, "replica-7", Duration.ofMillis(LEASE_MS));
         for (SlotClaim claim : taken) {
             timeline.info("replica-7", "sweep: took over slot " + hhmm(claim.slot()) + " (lease expired), fence "
-                    + claim.fence());
+                    + claim.fence(), hhmm(claim.slot()));
             if (claim.slot().equals(slot(SLOW_SLOT))) {
                 slowSlotSwept.countDown();
             }

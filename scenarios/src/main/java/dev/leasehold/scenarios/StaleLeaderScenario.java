@@ -131,7 +131,7 @@ final class StaleLeaderScenario implements Scenario {
                         for (String customer : CUSTOMERS) {
                             Thread.sleep(CHARGE_MS); // the story's time to charge one customer
                             charges.insert(customer, instance, null);
-                            timeline.info(instance, "charged " + customer);
+                            timeline.info(instance, "charged " + customer, customer);
                         }
                     } catch (InterruptedException | SQLException e) {
                         timeline.problem(instance, "billing run failed: " + e);
@@ -281,15 +281,15 @@ final class StaleLeaderScenario implements Scenario {
                 boolean again = charges.charged().contains(customer);
                 charges.insert(customer, me, null);
                 if (again) {
-                    timeline.problem(me, "charged " + customer + " AGAIN (writes carry no token, nothing checks)");
+                    timeline.problem(me, "charged " + customer + " AGAIN (writes carry no token, nothing checks)", customer);
                 } else {
-                    timeline.info(me, "charged " + customer);
+                    timeline.info(me, "charged " + customer, customer);
                 }
                 return true;
             }
             try {
                 gate.write(RESOURCE, token.value(), tx -> charges.insert(tx, customer, me, token.value()));
-                timeline.accepted(me, "charged " + customer + " with token " + token.value(), token.value());
+                timeline.accepted(me, "charged " + customer + " with token " + token.value(), token.value(), customer);
                 return true;
             } catch (StaleTokenException e) {
                 synchronized (rejections) {
@@ -297,7 +297,7 @@ final class StaleLeaderScenario implements Scenario {
                             + e.highestToken() + ")");
                 }
                 timeline.rejected(me, "charge of " + customer + " REJECTED: stale token " + e.offeredToken()
-                        + " < " + e.highestToken(), token.value());
+                        + " < " + e.highestToken(), token.value(), customer);
                 return false;
             }
         }

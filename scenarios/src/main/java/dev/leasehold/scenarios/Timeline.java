@@ -18,7 +18,11 @@ public final class Timeline {
     /** What a span was, for the picture. */
     public enum SpanKind { LEADERSHIP, LEASE, WORK, PAUSE }
 
-    public record Event(long atMillis, String lane, Kind kind, String text, Long token) {}
+    /**
+     * One event. {@code label} is what the picture writes under the event's mark (e.g. the customer charged or the
+     * slot run), or null; the token of a write is always written.
+     */
+    public record Event(long atMillis, String lane, Kind kind, String text, Long token, String label) {}
 
     public record Span(String lane, SpanKind kind, String label, long fromMillis, long toMillis) {}
 
@@ -48,28 +52,45 @@ public final class Timeline {
     }
 
     public void info(String lane, String text) {
-        event(lane, Kind.INFO, text, null);
+        event(lane, Kind.INFO, text, null, null);
+    }
+
+    /** An event whose mark is labelled in the picture, e.g. with the customer it charged. */
+    public void info(String lane, String text, String label) {
+        event(lane, Kind.INFO, text, null, label);
     }
 
     public void problem(String lane, String text) {
-        event(lane, Kind.PROBLEM, text, null);
+        event(lane, Kind.PROBLEM, text, null, null);
+    }
+
+    public void problem(String lane, String text, String label) {
+        event(lane, Kind.PROBLEM, text, null, label);
     }
 
     public void accepted(String lane, String text, long token) {
-        event(lane, Kind.WRITE_ACCEPTED, text, token);
+        event(lane, Kind.WRITE_ACCEPTED, text, token, null);
+    }
+
+    public void accepted(String lane, String text, long token, String label) {
+        event(lane, Kind.WRITE_ACCEPTED, text, token, label);
     }
 
     public void rejected(String lane, String text, long token) {
-        event(lane, Kind.WRITE_REJECTED, text, token);
+        event(lane, Kind.WRITE_REJECTED, text, token, null);
     }
 
-    public synchronized void event(String lane, Kind kind, String text, Long token) {
+    public void rejected(String lane, String text, long token, String label) {
+        event(lane, Kind.WRITE_REJECTED, text, token, label);
+    }
+
+    public synchronized void event(String lane, Kind kind, String text, Long token, String label) {
         if (endMillis >= 0) {
             return; // the run is over: what its participants do while being closed is not part of the story
         }
         long at = now();
         addLane(lane);
-        events.add(new Event(at, lane, kind, text, token));
+        events.add(new Event(at, lane, kind, text, token, label));
         String marker = switch (kind) {
             case WRITE_REJECTED -> " [REJECTED]";
             case PROBLEM -> " [!]";

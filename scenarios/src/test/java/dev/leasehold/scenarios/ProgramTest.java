@@ -131,9 +131,21 @@ class ProgramTest {
         for (String run : new String[] {"uncoordinated", "pinned", "lease-only", "fenced"}) {
             String section = section(html, run);
             assertThat(section).as(run).contains("<svg").contains("data-lane=\"A\"").contains("data-lane=\"B\"")
-                    .contains("data-lane=\"C\"").contains("class=\"verdict ok\"");
+                    .contains("data-lane=\"C\"");
+            // A reproduced incident reads as one (amber), never as a green tick; the Leasehold run reads as held.
+            assertThat(section).as(run).contains(run.equals("fenced") ? "class=\"verdict held\""
+                    : "class=\"verdict reproduced\"").doesNotContain("class=\"verdict fail\"");
         }
+        assertThat(section(html, "uncoordinated")).contains("incident reproduced, as expected: customers charged 3"
+                + " times").doesNotContain("&#10004;");
+        // The summary table at the top: the scenario's broken runs beside its Leasehold run.
+        String summary = html.substring(html.indexOf("<table class=\"summary\">"), html.indexOf("</table>"));
+        assertThat(summary).contains("<tr data-scenario=\"stale-leader\">").contains("<b>lease-only</b>: customers"
+                + " charged twice: c4").contains("<b>fenced</b>: customers charged exactly once");
+        // Each charge is labelled with its customer, so a reader sees who was charged twice without expanding events.
+        assertThat(section(html, "lease-only")).contains(">c4</text>");
         String fenced = section(html, "fenced");
+        assertThat(fenced).containsPattern(">\\d+ rejected c4</text>");
         assertThat(fenced).contains("class=\"write rejected\"").contains("class=\"leadership\"")
                 .contains("class=\"pause\"");
         Matcher rejected = Pattern.compile("class=\"write rejected\" data-token=\"(\\d+)\"").matcher(fenced);
