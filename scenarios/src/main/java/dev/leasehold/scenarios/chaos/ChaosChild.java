@@ -43,12 +43,12 @@ public final class ChaosChild {
         SimpleDataSource ds = new SimpleDataSource(args[1], user, password);
         FenceGate gate = new FenceGate(ds, StoreConfig.defaults().withTablePrefix(prefix));
         boolean fenced = args[10].equals("fenced");
-        // ensembleTracker(false): the campaign's proxies must stay in the connect string (see ChaosCampaign).
+        // ensembleTracker(false): the campaign's proxies must stay in the connect string (see LocalParticipant).
         CuratorFramework client = CuratorFrameworkFactory.builder().connectString(args[0]).ensembleTracker(false)
                 .sessionTimeoutMs(sessionMs).connectionTimeoutMs(sessionMs).retryPolicy(new RetryNTimes(5, 200))
                 .build();
         client.start();
-        Member member = new Member(client, gate, fenced ? null : ds, prefix + "history", id, selector, args[7],
+        Member member = new Member(client, gate, fenced ? null : ds, HistoryTable.name(prefix), id, selector, args[7],
                 args[8], reporter(out), () -> { });
         member.start();
         say(out, "JOINED " + ProcessHandle.current().pid() + " " + System.nanoTime());

@@ -36,15 +36,14 @@ class ChaosCampaignTest {
      * The first seed from {@code seed} on whose first {@code n} faults include every one of {@code wanted}, and a
      * campaign that injects at least those {@code n}, however long they take.
      */
-    private static ChaosCampaign.Config seedWith(ChaosCampaign.Config config, int n, String... wanted) {
+    private static ChaosCampaign.Config seedWith(ChaosCampaign.Config config, int n, Fault... wanted) {
         return seedWhere(config, n, planned -> planned.containsAll(List.of(wanted)));
     }
 
     private static ChaosCampaign.Config seedWhere(ChaosCampaign.Config config, int n,
-                                                  Predicate<List<String>> wanted) {
+                                                  Predicate<List<Fault>> wanted) {
         for (long seed = config.seed(); ; seed++) {
-            ChaosCampaign.Config candidate = new ChaosCampaign.Config(config.duration(), seed, config.participants(),
-                    config.database(), config.zkConnect(), config.processes(), n, config.unfenced(), config.out());
+            ChaosCampaign.Config candidate = config.withSeed(seed).withMinimumFaults(n);
             if (wanted.test(new ChaosCampaign(candidate).plannedFaults(n))) {
                 return candidate;
             }
@@ -69,8 +68,8 @@ class ChaosCampaignTest {
     @Test
     void aShortCampaignOnH2LeavesNoViolation() throws Exception {
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
-            ChaosCampaign.Config config = seedWith(new ChaosCampaign.Config(Duration.ofSeconds(25), startSeed(), 5,
-                    h2, null, false, 0, false, System.out), 3, "restart database", "pause");
+            ChaosCampaign.Config config = seedWith(ChaosCampaign.Config.of(Duration.ofSeconds(25), startSeed(), 5,
+                    h2, System.out), 3, Fault.RESTART_DATABASE, Fault.PAUSE);
             ChaosCampaign.Summary summary = campaign(config);
             assertThat(summary.faultMix()).contains("restart database", "pause", "3-server TestingCluster");
         }
@@ -80,8 +79,8 @@ class ChaosCampaignTest {
     void aShortCampaignOnPostgresLeavesNoViolation() throws Exception {
         NotRoot.require();
         try (ChaosDatabase postgres = ChaosDatabase.embeddedPostgres()) {
-            ChaosCampaign.Config config = seedWith(new ChaosCampaign.Config(Duration.ofSeconds(30), startSeed(), 5,
-                    postgres, null, false, 0, false, System.out), 4, "restart database", "terminate db connections");
+            ChaosCampaign.Config config = seedWith(ChaosCampaign.Config.of(Duration.ofSeconds(30), startSeed(), 5,
+                    postgres, System.out), 4, Fault.RESTART_DATABASE, Fault.TERMINATE_DB_CONNECTIONS);
             ChaosCampaign.Summary summary = campaign(config);
             assertThat(summary.faultMix()).contains("restart database", "terminate db connections");
         }
@@ -94,9 +93,9 @@ class ChaosCampaignTest {
     @Test
     void withoutTheGateTheCheckerFindsTheStaleWritesThatLand() throws Exception {
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
-            ChaosCampaign.Config config = seedWhere(new ChaosCampaign.Config(Duration.ofSeconds(10), startSeed(), 4,
-                    h2, null, false, 0, true, System.out), 4, planned -> planned.stream()
-                    .filter("pause"::equals).count() >= 3);
+            ChaosCampaign.Config config = seedWhere(ChaosCampaign.Config.of(Duration.ofSeconds(10), startSeed(), 4,
+                    h2, System.out).withUnfenced(true), 4, planned -> planned.stream()
+                    .filter(Fault.PAUSE::equals).count() >= 3);
             System.out.println("ChaosCampaignTest, unfenced on H2: seed " + config.seed());
             ChaosCampaign.Summary summary = new ChaosCampaign(config).run();
             System.out.println(summary.faultMix());
@@ -113,8 +112,8 @@ class ChaosCampaignTest {
         ByteArrayOutputStream said = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(said, true, StandardCharsets.UTF_8);
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
-            ChaosCampaign.Config config = seedWith(new ChaosCampaign.Config(Duration.ofSeconds(25), startSeed(), 4,
-                    h2, null, true, 0, false, out), 3, "pause", "crash participant");
+            ChaosCampaign.Config config = seedWith(ChaosCampaign.Config.of(Duration.ofSeconds(25), startSeed(), 4,
+                    h2, out).withProcesses(true), 3, Fault.PAUSE, Fault.CRASH_PARTICIPANT);
             ChaosCampaign.Summary summary = campaign(config);
             System.out.print(said.toString(StandardCharsets.UTF_8));
             assertThat(summary.faultMix()).contains("in child JVMs", "pause", "crash participant");
@@ -136,12 +135,12 @@ class ChaosCampaignTest {
                 client.start();
                 client.create().forPath("/given"); // ZooKeeper needs the chroot to exist
             }
-            ChaosCampaign campaign = new ChaosCampaign(new ChaosCampaign.Config(Duration.ofSeconds(15), startSeed(),
-                    3, h2, connect, false, 0, false, System.out));
-            assertThat(campaign.faultWeights()).containsEntry("kill server", 0).containsEntry("kill quorum leader", 0)
-                    .containsEntry("ensemble down", 0).containsEntry("partition", 20);
-            ChaosCampaign.Summary summary = campaign(seedWith(new ChaosCampaign.Config(Duration.ofSeconds(15),
-                    startSeed(), 3, h2, connect, false, 0, false, System.out), 2, "partition"));
+            ChaosCampaign.Config given = ChaosCampaign.Config.of(Duration.ofSeconds(15), startSeed(), 3, h2,
+                    System.out).withZkConnect(connect);
+            assertThat(new ChaosCampaign(given).faultWeights()).containsEntry(Fault.KILL_SERVER, 0)
+                    .containsEntry(Fault.KILL_QUORUM_LEADER, 0).containsEntry(Fault.ENSEMBLE_DOWN, 0)
+                    .containsEntry(Fault.PARTITION, 20);
+            ChaosCampaign.Summary summary = campaign(seedWith(given, 2, Fault.PARTITION));
             assertThat(summary.faultMix()).contains("ensemble " + connect).doesNotContain("kill")
                     .doesNotContain("ensemble down");
             try (CuratorFramework client = CuratorFrameworkFactory.newClient(zk.getConnectString(),

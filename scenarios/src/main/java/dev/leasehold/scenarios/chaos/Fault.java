@@ -1,0 +1,68 @@
+package dev.leasehold.scenarios.chaos;
+
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Random;
+
+/** The faults the nemesis can inject, each with its weight when it is possible in a campaign's configuration. */
+enum Fault {
+    PARTITION("partition", 20),
+    PAUSE("pause", 20),
+    KILL_SERVER("kill server", 10),
+    KILL_QUORUM_LEADER("kill quorum leader", 8),
+    ENSEMBLE_DOWN("ensemble down", 7),
+    CLIENT_SIDE_EXPIRY("client-side expiry", 12),
+    CRASH_PARTICIPANT("crash participant", 8),
+    TERMINATE_DB_CONNECTIONS("terminate db connections", 8),
+    RESTART_DATABASE("restart database", 7);
+
+    private final String label;
+    private final int weight;
+
+    Fault(String label, int weight) {
+        this.label = label;
+        this.weight = weight;
+    }
+
+    /** How the fault is named in the nemesis's lines and in the fault mix. */
+    String label() {
+        return label;
+    }
+
+    /** Whether this fault can be injected in a campaign so configured. */
+    boolean possibleIn(ChaosCampaign.Config config) {
+        boolean ownCluster = config.zkConnect() == null;
+        return switch (this) {
+            case PARTITION, PAUSE, CLIENT_SIDE_EXPIRY -> true;
+            case KILL_SERVER, KILL_QUORUM_LEADER, ENSEMBLE_DOWN -> ownCluster;
+            case CRASH_PARTICIPANT -> config.processes();
+            // Only a database the campaign started: on a --jdbc database it would kill other applications'
+            // connections.
+            case TERMINATE_DB_CONNECTIONS -> config.database().postgres() && config.database().restartable();
+            case RESTART_DATABASE -> config.database().restartable();
+        };
+    }
+
+    /** Every fault with its weight in a campaign so configured (0: not possible there), in declaration order. */
+    static Map<Fault, Integer> weights(ChaosCampaign.Config config) {
+        Map<Fault, Integer> weights = new EnumMap<>(Fault.class);
+        for (Fault fault : values()) {
+            weights.put(fault, fault.possibleIn(config) ? fault.weight : 0);
+        }
+        return Collections.unmodifiableMap(weights);
+    }
+
+    /** A weighted draw: the only use of {@code dice}, so that a seed fixes the sequence of fault kinds. */
+    static Fault pick(Map<Fault, Integer> weights, Random dice) {
+        int total = weights.values().stream().mapToInt(Integer::intValue).sum();
+        int roll = dice.nextInt(total);
+        for (Map.Entry<Fault, Integer> fault : weights.entrySet()) {
+            roll -= fault.getValue();
+            if (roll < 0) {
+                return fault.getKey();
+            }
+        }
+        throw new IllegalStateException("no fault picked");
+    }
+}

@@ -1,0 +1,172 @@
+package dev.leasehold.scenarios.chaos;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What the participants reported during a campaign: grants, acknowledged writes, and the time each participant
+ * believed it led. The nemesis reads it to choose victims and to time a paused leader's release. Thread-safe: every
+ * report and every wait goes through one monitor.
+ */
+final class Observations {
+
+    /** A grant the participant still believes in. */
+    private record OpenBelief(long token, long sinceNanos) {}
+
+    /** A participant's grant: the key of "has had a write acknowledged". */
+    private record GrantKey(String participant, long token) {}
+
+    /** Everything reported, copied at one instant. */
+    record Snapshot(List<HistoryChecker.Grant> grants, List<HistoryChecker.Ack> acks,
+                    List<HistoryChecker.Belief> beliefs) {}
+
+    private final Object lock = new Object();
+    private final List<HistoryChecker.Grant> grants = new ArrayList<>();
+    private final List<HistoryChecker.Ack> acks = new ArrayList<>();
+    private final List<HistoryChecker.Belief> beliefs = new ArrayList<>();
+    private final Map<String, List<OpenBelief>> openBeliefs = new HashMap<>();
+    private final Set<GrantKey> writtenWith = new HashSet<>();
+    private final AtomicInteger staleRejected = new AtomicInteger();
+    private final AtomicInteger databaseErrors = new AtomicInteger();
+
+    /** The reports of one participant, as {@link Member} and {@link ChaosChild#replay} make them. */
+    Member.Events eventsOf(String participant, String election) {
+        return new Member.Events() {
+            @Override
+            public void granted(long token, long session, long atNanos) {
+                Observations.this.granted(participant, election, token, session, atNanos);
+            }
+
+            @Override
+            public void acknowledged(long token, long seq) {
+                Observations.this.acknowledged(participant, token, seq);
+            }
+
+            @Override
+            public void staleRejected(long token) {
+                staleRejected.incrementAndGet();
+            }
+
+            @Override
+            public void databaseError() {
+                databaseErrors.incrementAndGet();
+            }
+
+            @Override
+            public void ended(long token, long atNanos) {
+                Observations.this.ended(participant, election, token, atNanos);
+            }
+        };
+    }
+
+    private void granted(String participant, String election, long token, long session, long at) {
+        synchronized (lock) {
+            grants.add(new HistoryChecker.Grant(at, election, participant, token, session));
+            openBeliefs.computeIfAbsent(participant, k -> new ArrayList<>()).add(new OpenBelief(token, at));
+            lock.notifyAll();
+        }
+    }
+
+    private void ended(String participant, String election, long token, long now) {
+        synchronized (lock) {
+            Iterator<OpenBelief> open = openBeliefs.getOrDefault(participant, new ArrayList<>()).iterator();
+            while (open.hasNext()) {
+                OpenBelief belief = open.next();
+                if (belief.token() == token) {
+                    open.remove();
+                    beliefs.add(new HistoryChecker.Belief(election, participant, token, belief.sinceNanos(), now));
+                    return;
+                }
+            }
+        }
+    }
+
+    private void acknowledged(String participant, long token, long seq) {
+        synchronized (lock) {
+            acks.add(new HistoryChecker.Ack(participant, token, seq));
+            if (writtenWith.add(new GrantKey(participant, token))) {
+                lock.notifyAll();
+            }
+        }
+    }
+
+    /** A participant that is gone (its JVM killed, or closed) believes nothing any more. */
+    void endAll(String participant, String election) {
+        long now = System.nanoTime();
+        synchronized (lock) {
+            List<OpenBelief> open = openBeliefs.getOrDefault(participant, new ArrayList<>());
+            for (OpenBelief belief : open) {
+                beliefs.add(new HistoryChecker.Belief(election, participant, belief.token(), belief.sinceNanos(),
+                        now));
+            }
+            open.clear();
+        }
+    }
+
+    boolean leading(String participant) {
+        synchronized (lock) {
+            return !openBeliefs.getOrDefault(participant, List.of()).isEmpty();
+        }
+    }
+
+    int grantCount() {
+        synchronized (lock) {
+            return grants.size();
+        }
+    }
+
+    int staleRejected() {
+        return staleRejected.get();
+    }
+
+    int databaseErrors() {
+        return databaseErrors.get();
+    }
+
+    /** Waits, at most {@code timeout}, until {@code elections} distinct elections have each granted once. */
+    void awaitLeadersIn(int elections, long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        synchronized (lock) {
+            while (grants.stream().map(HistoryChecker.Grant::election).distinct().count() < elections) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return; // the checker will report the election as leaderless from the start
+                }
+                TimeUnit.NANOSECONDS.timedWait(lock, left);
+            }
+        }
+    }
+
+    /**
+     * Waits, at most {@code timeout}, until another participant of {@code election} than {@code victim}, granted
+     * after the first {@code grantsBefore} grants, has had a write acknowledged with that grant.
+     */
+    void awaitWriteElsewhere(String election, String victim, int grantsBefore, long timeout, TimeUnit unit)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        synchronized (lock) {
+            while (grants.subList(grantsBefore, grants.size()).stream().noneMatch(g ->
+                    g.election().equals(election) && !g.participant().equals(victim)
+                            && writtenWith.contains(new GrantKey(g.participant(), g.token())))) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                TimeUnit.NANOSECONDS.timedWait(lock, left);
+            }
+        }
+    }
+
+    Snapshot snapshot() {
+        synchronized (lock) {
+            return new Snapshot(List.copyOf(grants), List.copyOf(acks), List.copyOf(beliefs));
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package dev.leasehold.scenarios.chaos;
+
+import dev.leasehold.recipes.TcpProxy;
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * A campaign participant: its proxies (one per ZooKeeper server, so that it can be partitioned alone) and what the
+ * nemesis can do to it. In this JVM ({@link LocalParticipant}) or in its own ({@link ChildParticipant}).
+ */
+abstract class Participant implements Closeable {
+
+    /** What every participant of one campaign shares. */
+    record Setting(ChaosCampaign.Config config, String prefix, ChaosEnsemble ensemble, Observations observations) {}
+
+    final String id;
+    final boolean selector;
+    final Setting setting;
+    private final List<TcpProxy> proxies = new ArrayList<>();
+
+    Participant(String id, boolean selector, Setting setting) throws IOException {
+        this.id = id;
+        this.selector = selector;
+        this.setting = setting;
+        for (ChaosEnsemble.Server server : setting.ensemble().servers()) {
+            proxies.add(new TcpProxy(server.host(), server.port()));
+        }
+    }
+
+    String connectString() {
+        return proxies.stream().map(TcpProxy::connectString).collect(Collectors.joining(","))
+                + setting.ensemble().chroot();
+    }
+
+    String election() {
+        return Member.election(selector);
+    }
+
+    String path() {
+        return "/chaos/" + setting.prefix() + election();
+    }
+
+    String resource() {
+        return ChaosCampaign.RESOURCE + election();
+    }
+
+    String historyTable() {
+        return HistoryTable.name(setting.prefix());
+    }
+
+    Member.Events events() {
+        return setting.observations().eventsOf(id, election());
+    }
+
+    /** It believes nothing any more (its JVM was killed, or it was closed). */
+    void endAllBeliefs() {
+        setting.observations().endAll(id, election());
+    }
+
+    boolean leading() {
+        return setting.observations().leading(id);
+    }
+
+    abstract void start() throws Exception;
+
+    void awaitJoined() throws InterruptedException {}
+
+    void silence() {
+        proxies.forEach(TcpProxy::silence);
+    }
+
+    void resume() {
+        proxies.forEach(TcpProxy::resume);
+    }
+
+    abstract String pauseKind();
+
+    abstract void pause() throws Exception;
+
+    abstract void unpause() throws Exception;
+
+    abstract void expireOnClient() throws Exception;
+
+    void crashAndRestart() throws Exception {
+        throw new UnsupportedOperationException("only a participant in its own JVM can be crashed");
+    }
+
+    /** Ends its JVM at once, if it has one (on this JVM's exit). */
+    void kill() {}
+
+    void closeProxies() {
+        for (TcpProxy proxy : proxies) {
+            try {
+                proxy.close();
+            } catch (IOException ignored) {
+                // best effort: the campaign is over
+            }
+        }
+    }
+}
