@@ -267,16 +267,21 @@ abstract class OutboxContract {
         assertThat(second.claimNext()).as("the lease keeps other relays away").isEmpty();
         Thread.sleep(400); // stands for relay 1's stall after its send, longer than its 200 ms lease
 
-        List<IdempotencyKey> sent = new ArrayList<>();
-        OutboxRelay.Relayed taken = second.relayNext(claim -> sent.add(claim.key())).orElseThrow();
-        assertThat(taken.claim().fence()).isEqualTo(2);
-        assertThat(taken.claim().attempt()).isEqualTo(2);
-        assertThat(taken.outcome()).isEqualTo(RelayOutcome.DELIVERED);
-        assertThat(sent).containsExactly(stalled.key());
+        OutboxClaim taken = second.claimNext().orElseThrow();
+        assertThat(taken.key()).as("the second send carries the same key").isEqualTo(stalled.key());
+        assertThat(taken.fence()).isEqualTo(2);
+        assertThat(taken.attempt()).isEqualTo(2);
 
+        // relay 1 wakes while relay 2 still holds the intent: only the fence tells them apart
         assertThat(first.delivered(stalled)).isEqualTo(RelayOutcome.CLAIM_LOST);
         assertThat(first.failed(stalled, "late")).isEqualTo(RelayOutcome.CLAIM_LOST);
         assertThat(first.renew(stalled)).isFalse();
+        assertThat(outbox.state(key("c1"))).get().satisfies(s -> {
+            assertThat(s.status()).isEqualTo("sending");
+            assertThat(s.relay()).isEqualTo("relay-2");
+        });
+        assertThat(second.delivered(taken)).isEqualTo(RelayOutcome.DELIVERED);
+        assertThat(first.delivered(stalled)).isEqualTo(RelayOutcome.CLAIM_LOST);
         assertThat(outbox.state(key("c1"))).get().satisfies(s -> {
             assertThat(s.status()).isEqualTo("delivered");
             assertThat(s.relay()).isEqualTo("relay-2");
