@@ -148,6 +148,8 @@ final class RelayPair implements AutoCloseable {
                 + answer.status() + (answer.replayed() ? ", replayed from the key" : ""));
         if (claim.key().equals(stallKey) && stalling.compareAndSet(false, true)) {
             staller = me;
+            timeline.span(me, Timeline.SpanKind.LEASE, "claim, lease " + LEASE_MS + " ms", sendStart[0],
+                    sendStart[0] + LEASE_MS); // the claim was taken just before the send
             int pause = timeline.begin(me, Timeline.SpanKind.PAUSE, "stalled between send and record");
             timeline.problem(me, "STALLS after the provider answered, before recording (a GC pause), longer than its "
                     + LEASE_MS + " ms lease");
