@@ -114,22 +114,22 @@ public final class Outbox {
     /** The intent recorded under {@code key}, or empty if there is none (never recorded, or purged). */
     public Optional<OutboxState> state(IdempotencyKey key) {
         Args.notNull(key, "key");
-        return context.jdbc().withConnection("reading outbox intent '" + key + "'", connection -> Jdbc.query(
+        return context.jdbc().inTransaction("reading outbox intent '" + key + "'", connection -> Jdbc.query(
                 connection, "SELECT idem_key, destination, payload, status, resource, token, attempts, owner, fence,"
                         + " next_attempt_at, last_error, delivered_at FROM " + sql.on(connection).tables.outbox()
                         + " WHERE idem_key = ?",
                 row -> new OutboxState(new IdempotencyKey(row.getString("idem_key")), row.getString("destination"),
                         row.getString("payload"), row.getString("status"), row.getString("resource"),
                         row.getLong("token"), row.getInt("attempts"), row.getString("owner"), row.getLong("fence"),
-                        Jdbc.instant(row, "next_attempt_at"), row.getString("last_error"),
-                        Jdbc.instant(row, "delivered_at")),
+                        OutboxSql.instant(row, "next_attempt_at"), row.getString("last_error"),
+                        OutboxSql.instant(row, "delivered_at")),
                 key.value())).stream().findFirst();
     }
 
     /** How many intents are pending, sending, delivered and dead. */
     public OutboxStats stats() {
         Map<String, Long> counts = new HashMap<>();
-        context.jdbc().withConnection("counting outbox intents", connection -> Jdbc.query(connection,
+        context.jdbc().inTransaction("counting outbox intents", connection -> Jdbc.query(connection,
                 "SELECT status, COUNT(*) FROM " + sql.on(connection).tables.outbox() + " GROUP BY status",
                 row -> counts.put(row.getString(1), row.getLong(2))));
         return new OutboxStats(counts.getOrDefault(OutboxSql.PENDING, 0L), counts.getOrDefault(OutboxSql.SENDING, 0L),
@@ -152,7 +152,7 @@ public final class Outbox {
             throw new IllegalArgumentException("olderThan must be 0 to 36500 days, was " + olderThan);
         }
         long millis = olderThan.toMillis();
-        return context.jdbc().withConnection("purging delivered outbox intents", connection -> {
+        return context.jdbc().inTransaction("purging delivered outbox intents", connection -> {
             SqlDialect dialect = sql.on(connection);
             return Jdbc.update(connection, "DELETE FROM " + dialect.tables.outbox() + " WHERE status = '"
                     + OutboxSql.DELIVERED + "' AND delivered_at < " + dialect.nowPlusMillis(), -millis);
@@ -167,9 +167,9 @@ public final class Outbox {
      */
     public boolean requeueDead(IdempotencyKey key) {
         Args.notNull(key, "key");
-        return context.jdbc().withConnection("requeueing outbox intent '" + key + "'", connection -> {
+        return context.jdbc().inTransaction("requeueing outbox intent '" + key + "'", connection -> {
             SqlDialect dialect = sql.on(connection);
-            return Jdbc.oneRow(Jdbc.update(connection, "UPDATE " + dialect.tables.outbox() + " SET status = '"
+            return OutboxSql.oneRow(Jdbc.update(connection, "UPDATE " + dialect.tables.outbox() + " SET status = '"
                     + OutboxSql.PENDING + "', attempts = 0, next_attempt_at = " + dialect.now()
                     + " WHERE idem_key = ? AND status = '" + OutboxSql.DEAD + "'", key.value()), "requeue");
         });

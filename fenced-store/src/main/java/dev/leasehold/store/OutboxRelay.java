@@ -21,14 +21,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>One delivery, {@link #relayNext}:
  * <ol>
- *   <li>claim (one short transaction, or one statement on PostgreSQL): the oldest due intent (pending and past its
+ *   <li>claim (one short transaction; one statement in it on PostgreSQL): the oldest due intent (pending and past its
  *       backoff, or sending with an expired lease; an ordered intent only after the older ordered intents of its
  *       destination), locked with {@code FOR UPDATE SKIP LOCKED} so relays never wait on each other; status sending,
  *       a lease from the database clock, {@code fence + 1}, {@code attempts + 1};</li>
  *   <li>send: the sender runs with no transaction open and no lock held;</li>
- *   <li>record (one statement, {@code WHERE key = ? AND fence = ? AND status = 'sending'}): delivered; or, on a
- *       failure, pending again after an exponential backoff, or dead with the last error on the last allowed
- *       attempt. A relay that lost its claim updates 0 rows and records nothing ({@link RelayOutcome#CLAIM_LOST}).
+ *   <li>record (one short transaction of one statement,
+ *       {@code WHERE key = ? AND fence = ? AND status = 'sending'}): delivered; or, on a failure, pending again
+ *       after an exponential backoff, or dead with the last error on the last allowed attempt. A relay that lost
+ *       its claim updates 0 rows and records nothing ({@link RelayOutcome#CLAIM_LOST}).
  *       </li>
  * </ol>
  * The relay does not schedule itself: call {@link #relayNext} or {@link #drain} from your own executor, on as many
@@ -111,11 +112,8 @@ public final class OutboxRelay {
     public Optional<OutboxClaim> claimNext() {
         long leaseMillis = config.lease().toMillis();
         String operation = "claiming an outbox intent for relay '" + relayId + "'";
-        Optional<OutboxClaim> claimed = context.jdbc().withConnection(operation, connection ->
-                sql.claimsInOneStatement(connection) ? sql.claim(connection, relayId, leaseMillis) : null);
-        if (claimed == null) {
-            claimed = context.jdbc().inTransaction(operation, tx -> sql.claim(tx, relayId, leaseMillis));
-        }
+        Optional<OutboxClaim> claimed = context.jdbc().inTransaction(operation,
+                tx -> sql.claim(tx, relayId, leaseMillis));
         claimed.ifPresent(c -> log.debug("relay '{}' claimed intent '{}' (fence {}, attempt {})", relayId, c.key(),
                 c.fence(), c.attempt()));
         return claimed;
@@ -128,9 +126,9 @@ public final class OutboxRelay {
      */
     public boolean renew(OutboxClaim claim) {
         Args.notNull(claim, "claim");
-        return context.jdbc().withConnection("renewing the claim on outbox intent '" + claim.key() + "'", c -> {
+        return context.jdbc().inTransaction("renewing the claim on outbox intent '" + claim.key() + "'", c -> {
             SqlDialect dialect = sql.on(c);
-            return Jdbc.oneRow(Jdbc.update(c, "UPDATE " + dialect.tables.outbox() + " SET lease_until = "
+            return OutboxSql.oneRow(Jdbc.update(c, "UPDATE " + dialect.tables.outbox() + " SET lease_until = "
                     + dialect.nowPlusMillis() + " WHERE idem_key = ? AND fence = ? AND status = '" + OutboxSql.SENDING
                     + "'", config.lease().toMillis(), claim.key().value(), claim.fence()), "renew");
         });
@@ -143,9 +141,9 @@ public final class OutboxRelay {
      */
     public RelayOutcome delivered(OutboxClaim claim) {
         Args.notNull(claim, "claim");
-        boolean recorded = context.jdbc().withConnection("recording the delivery of '" + claim.key() + "'", c -> {
+        boolean recorded = context.jdbc().inTransaction("recording the delivery of '" + claim.key() + "'", c -> {
             SqlDialect dialect = sql.on(c);
-            return Jdbc.oneRow(Jdbc.update(c, "UPDATE " + dialect.tables.outbox() + " SET status = '"
+            return OutboxSql.oneRow(Jdbc.update(c, "UPDATE " + dialect.tables.outbox() + " SET status = '"
                     + OutboxSql.DELIVERED + "', lease_until = NULL, last_error = NULL, delivered_at = "
                     + dialect.now() + " WHERE idem_key = ? AND fence = ? AND status = '" + OutboxSql.SENDING + "'",
                     claim.key().value(), claim.fence()), "delivered");
@@ -164,7 +162,7 @@ public final class OutboxRelay {
         String text = error == null || error.isBlank() ? "(no message)"
                 : error.length() > MAX_ERROR ? error.substring(0, MAX_ERROR) : error;
         boolean dead = claim.attempt() >= config.maxAttempts();
-        boolean recorded = context.jdbc().withConnection("recording a failed attempt of '" + claim.key() + "'", c -> {
+        boolean recorded = context.jdbc().inTransaction("recording a failed attempt of '" + claim.key() + "'", c -> {
             SqlDialect dialect = sql.on(c);
             String where = " WHERE idem_key = ? AND fence = ? AND status = '" + OutboxSql.SENDING + "'";
             int count = dead
@@ -174,7 +172,7 @@ public final class OutboxRelay {
                             + "', lease_until = NULL, last_error = ?, next_attempt_at = " + dialect.nowPlusMillis()
                             + where, text, config.backoffMillisAfter(claim.attempt()), claim.key().value(),
                             claim.fence());
-            return Jdbc.oneRow(count, "failed attempt");
+            return OutboxSql.oneRow(count, "failed attempt");
         });
         if (!recorded) {
             return lost(claim, "failed attempt");

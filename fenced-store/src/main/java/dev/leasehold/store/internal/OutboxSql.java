@@ -10,6 +10,8 @@ import dev.leasehold.store.StoreException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -71,7 +73,7 @@ public final class OutboxSql {
         String key = intent.key().value();
         boolean inserted;
         try {
-            inserted = Jdbc.oneRow(Jdbc.update(tx, sql.insertIfAbsent("INSERT INTO " + sql.tables.outbox()
+            inserted = oneRow(Jdbc.update(tx, sql.insertIfAbsent("INSERT INTO " + sql.tables.outbox()
                     + " (idem_key, destination, payload, in_order, resource, token, status, attempts, fence,"
                     + " next_attempt_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, '" + PENDING + "', 0, 0, "
                     + sql.now() + ", " + sql.now() + ")", "idem_key"), key, intent.destination(),
@@ -98,16 +100,11 @@ public final class OutboxSql {
         return RecordOutcome.ALREADY_RECORDED;
     }
 
-    /** Whether {@link #claim} is one statement (then it needs no transaction of its own). */
-    public boolean claimsInOneStatement(Connection connection) throws SQLException {
-        return on(connection).claimsInOneStatement();
-    }
-
     /**
      * Claims the oldest due intent for {@code relay}: status sending, the lease from the database clock,
-     * {@code fence + 1}, {@code attempts + 1}. Where the dialect cannot do that in one statement, run it in a
-     * transaction: candidates are read unlocked and locked one at a time with {@code SKIP LOCKED} (see
-     * {@code SqlDialect.H2#claimBatch} for why).
+     * {@code fence + 1}, {@code attempts + 1}. One statement where the dialect can; elsewhere (H2) candidates are
+     * read unlocked and locked one at a time with {@code SKIP LOCKED} (see {@code SqlDialect.H2#claimBatch} for
+     * why), which needs {@code tx} to be a transaction.
      */
     public Optional<OutboxClaim> claim(Connection tx, String relay, long leaseMillis) throws SQLException {
         SqlDialect sql = on(tx);
@@ -159,6 +156,19 @@ public final class OutboxSql {
         return sql.returning("UPDATE " + sql.tables.outbox() + " SET status = '" + SENDING + "', owner = ?,"
                 + " lease_until = " + sql.nowPlusMillis() + ", fence = fence + 1, attempts = attempts + 1"
                 + " WHERE idem_key = " + which, "idem_key, destination, payload, owner, fence, attempts");
+    }
+
+    /** 0 rows: the race was lost or the claim is gone. 1: done. More: a bug, since every such update names a key. */
+    public static boolean oneRow(int count, String operation) {
+        if (count > 1) {
+            throw new IllegalStateException(operation + " changed " + count + " rows, expected 0 or 1: a bug");
+        }
+        return count == 1;
+    }
+
+    public static Instant instant(ResultSet row, String column) throws SQLException {
+        OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
     }
 
     private static OutboxClaim claimRow(ResultSet row) throws SQLException {
