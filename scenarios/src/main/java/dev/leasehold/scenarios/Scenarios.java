@@ -11,7 +11,7 @@ final class Scenarios {
 
     static List<Scenario> all() {
         return List.of(new DuplicateBatchScenario(), new StaleLeaderScenario(), new MinuteSlotsScenario(),
-                new RealPauseScenario());
+                new RealPauseScenario(), new BillingExternalScenario());
     }
 
     static Optional<Scenario> byName(String name) {

@@ -28,6 +28,9 @@ class PostgresScenariosTest {
                     .contains("verdict: batches processed twice: batch-0")
                     .contains("verdict: customers charged exactly once: c1, c2, c3, c4, c5, c6")
                     .contains("verdict: slots done: 8 of 8; slots with more than one winner: none")
+                    .contains("verdict: customers charged twice at the provider: c4")
+                    .contains("verdict: customers charged exactly once at the provider: c1, c2, c3, c4, c5, c6")
+                    .contains("verdict: customers charged twice at the provider: c2")
                     .contains("every broken run reproduced its incident and every Leasehold run held");
         }
     }

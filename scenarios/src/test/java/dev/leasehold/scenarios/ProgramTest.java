@@ -27,7 +27,7 @@ class ProgramTest {
         Program list = Program.run("list");
         assertThat(list.exitCode()).isZero();
         assertThat(list.out()).contains("duplicate-batch").contains("stale-leader").contains("minute-slots")
-                .contains("real-pause");
+                .contains("real-pause").contains("billing-external");
     }
 
     @Test
@@ -36,7 +36,7 @@ class ProgramTest {
         assertThat(program.exitCode()).as(program.all()).isEqualTo(2);
         assertThat(program.err().strip()).as(program.all())
                 .isEqualTo("error: unknown scenario 'no-such-scenario'; known: duplicate-batch, stale-leader,"
-                        + " minute-slots, real-pause (see --help)");
+                        + " minute-slots, real-pause, billing-external (see --help)");
         assertThat(program.out()).isEmpty();
     }
 

@@ -62,6 +62,25 @@ class ScenariosTest {
                 .contains("verdict: missing slots after catch-up: none");
     }
 
+    /** The provider is a real HTTP server on loopback; the broken run must reproduce the double charge there. */
+    @Test
+    void billingExternal() {
+        Program program = run("billing-external");
+        assertThat(program.out()).as(program.all())
+                .contains("verdict: customers charged twice at the provider: c4")
+                .containsPattern("verdict: provider charges the gate could not undo: A's c4 with token \\d+"
+                        + " \\(highest \\d+\\)")
+                .contains("verdict: customers charged exactly once at the provider: c1, c2, c3, c4, c5, c6")
+                .containsPattern("verdict: stale intents refused: A's intent for c4 with token \\d+ \\(highest \\d+\\)")
+                .contains("verdict: answered from the key, no second charge: c2")
+                .containsPattern("verdict: late records refused: relay-\\d's delivery of c2 \\(fence 1\\)")
+                .contains("verdict: customers charged twice at the provider: c2")
+                .containsPattern("verdict: the window: between a relay's send and its recorded outcome; relay-\\d"
+                        + " stalled there \\d+ ms")
+                .containsPattern("verdict: the window without a stall: median \\d+ ms, max \\d+ ms over \\d+"
+                        + " deliveries");
+    }
+
     @Test
     void realPause() {
         assumeTrue(RealPauseScenario.supported(), "real-pause needs kill -STOP/-CONT (Linux or macOS)");

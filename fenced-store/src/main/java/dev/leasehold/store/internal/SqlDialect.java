@@ -126,6 +126,35 @@ public abstract class SqlDialect {
                         + " (job, status, lease_until)");
     }
 
+    /**
+     * The outbox's table and indexes ({@link dev.leasehold.store.Outbox}). Kept apart from {@link #ddl()} so it can
+     * move into a numbered migration as one piece.
+     */
+    public final List<String> outboxDdl() {
+        String ts = "TIMESTAMP WITH TIME ZONE";
+        return List.of(
+                "CREATE TABLE IF NOT EXISTS " + tables.outbox() + " ("
+                        + " idem_key VARCHAR(200) NOT NULL PRIMARY KEY,"
+                        + " seq BIGINT GENERATED ALWAYS AS IDENTITY,"
+                        + " destination VARCHAR(200) NOT NULL,"
+                        + " payload " + textType() + " NOT NULL,"
+                        + " in_order SMALLINT NOT NULL,"
+                        + " resource VARCHAR(200) NOT NULL,"
+                        + " token BIGINT NOT NULL,"
+                        + " status VARCHAR(16) NOT NULL,"
+                        + " attempts INTEGER NOT NULL,"
+                        + " owner VARCHAR(200),"
+                        + " lease_until " + ts + ","
+                        + " fence BIGINT NOT NULL,"
+                        + " next_attempt_at " + ts + " NOT NULL,"
+                        + " last_error " + textType() + ","
+                        + " recorded_at " + ts + " NOT NULL,"
+                        + " delivered_at " + ts + ")",
+                "CREATE INDEX IF NOT EXISTS " + tables.outbox() + "_due ON " + tables.outbox() + " (status, seq)",
+                "CREATE INDEX IF NOT EXISTS " + tables.outbox() + "_destination ON " + tables.outbox()
+                        + " (destination, seq)");
+    }
+
     static final class Postgres extends SqlDialect {
         Postgres(Tables tables) {
             super(tables);

@@ -18,4 +18,8 @@ public record Tables(String prefix) {
     public String slotRuns() {
         return prefix + "slot_runs";
     }
+
+    public String outbox() {
+        return prefix + "outbox";
+    }
 }

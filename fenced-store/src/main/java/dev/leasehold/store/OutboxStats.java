@@ -1,0 +1,10 @@
+package dev.leasehold.store;
+
+/** How many intents are in each state. Immutable and thread-safe. */
+public record OutboxStats(long pending, long sending, long delivered, long dead) {
+
+    /** Intents not yet delivered nor dead. */
+    public long outstanding() {
+        return pending + sending;
+    }
+}
