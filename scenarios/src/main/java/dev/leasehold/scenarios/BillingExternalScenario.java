@@ -134,16 +134,16 @@ final class BillingExternalScenario implements Scenario {
                     }
                     Thread.sleep(CHARGE_MS); // the story's time to prepare one charge
                     client.charge(PaymentClient.body(customer, CYCLE), null);
-                    timeline.info(leader.name, "charged " + customer + " through the API (no key)");
+                    timeline.info(leader.name, "charged " + customer + " through the API (no key)", customer);
                     try {
                         gate.write(RESOURCE, leader.token, tx -> insertCharged(tx, table, customer, leader.token));
-                        timeline.accepted(leader.name, "recorded " + customer + " as charged", leader.token);
+                        timeline.accepted(leader.name, "recorded " + customer + " as charged", leader.token, customer);
                     } catch (StaleTokenException e) {
                         undone.add(leader.name + "'s " + customer + " with token " + e.offeredToken() + " (highest "
                                 + e.highestToken() + ")");
                         timeline.rejected(leader.name, "its record of " + customer + " REJECTED: stale token "
                                 + e.offeredToken() + " < " + e.highestToken() + "; the provider already charged "
-                                + customer, leader.token);
+                                + customer, leader.token, customer);
                         return;
                     }
                     charged++;
@@ -225,7 +225,7 @@ final class BillingExternalScenario implements Scenario {
                     try {
                         if (outbox.record(RESOURCE, leader.token, intent) == RecordOutcome.RECORDED) {
                             timeline.accepted(leader.name, "recorded the intent to charge " + customer + " (key "
-                                    + intent.key() + ")", leader.token);
+                                    + intent.key() + ")", leader.token, customer);
                         } else {
                             timeline.info(leader.name, customer + ": key " + intent.key()
                                     + " already recorded, nothing to do");
@@ -235,7 +235,7 @@ final class BillingExternalScenario implements Scenario {
                                 + " (highest " + e.highestToken() + ")");
                         timeline.rejected(leader.name, "intent for " + customer + " REFUSED: stale token "
                                 + e.offeredToken() + " < " + e.highestToken() + "; nothing recorded, nothing sent",
-                                leader.token);
+                                leader.token, customer);
                         return;
                     }
                     recorded++;

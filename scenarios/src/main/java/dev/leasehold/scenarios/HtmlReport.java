@@ -22,7 +22,7 @@ final class HtmlReport {
     private static final int WIDTH = 1100;
     private static final int LEFT = 110;
     private static final int RIGHT = 80; // room for the labels of the last events
-    private static final int LANE = 58; // two rows of labels under the marks
+    private static final int LANE = 68; // three rows of labels under the marks
     private static final int TOP = 28;
 
     private HtmlReport() {}
@@ -242,6 +242,9 @@ final class HtmlReport {
             case INFO -> "#555";
         };
         int row = rows.place(x - 4, label.length() * 5.6);
+        if (row < 0) {
+            return mark + "</g>"; // no room without overlapping: the mark's tooltip still says it all
+        }
         return mark + String.format("<text class=\"label\" x=\"%.1f\" y=\"%d\" fill=\"%s\">%s</text></g>", x - 4,
                 y + 44 + row * 11, color, escape(label));
     }
@@ -250,14 +253,22 @@ final class HtmlReport {
         return second == null ? first : first + " " + second;
     }
 
-    /** Two rows of labels under a lane's marks: a label goes to the first row where it does not overlap. */
+    /**
+     * Three rows of labels under a lane's marks: a label goes to the first row where it does not overlap the one
+     * before it, or nowhere (-1) when all three are taken there.
+     */
     private static final class LabelRows {
-        private final double[] freeFrom = {Double.NEGATIVE_INFINITY, Double.NEGATIVE_INFINITY};
+        private final double[] freeFrom = {Double.NEGATIVE_INFINITY, Double.NEGATIVE_INFINITY,
+                Double.NEGATIVE_INFINITY};
 
         int place(double x, double width) {
-            int row = x >= freeFrom[0] ? 0 : x >= freeFrom[1] ? 1 : freeFrom[0] <= freeFrom[1] ? 0 : 1;
-            freeFrom[row] = x + width + 4;
-            return row;
+            for (int row = 0; row < freeFrom.length; row++) {
+                if (x >= freeFrom[row]) {
+                    freeFrom[row] = x + width + 4;
+                    return row;
+                }
+            }
+            return -1;
         }
     }
 

@@ -99,7 +99,8 @@ final class PaymentApi implements AutoCloseable {
                 } else if (replay) {
                     answer = earlier;
                     replayed.add(customer(body));
-                    timeline.info(LANE, "key " + key + " seen before: the first response again, NO charge");
+                    timeline.info(LANE, "key " + key + " seen before: the first response again, NO charge",
+                            customer(body) + " replayed");
                 } else {
                     answer = charge(body, sent == null ? "no key" : "key " + sent + (honoursKeys ? "" : " ignored"));
                     if (key != null) {
@@ -120,9 +121,10 @@ final class PaymentApi implements AutoCloseable {
         int times = charges.merge(customer, 1, Integer::sum);
         String id = "ch_" + nextCharge++;
         if (times > 1) {
-            timeline.problem(LANE, "charged " + customer + " AGAIN (" + id + ", " + how + "): " + times + " charges");
+            timeline.problem(LANE, "charged " + customer + " AGAIN (" + id + ", " + how + "): " + times + " charges",
+                    customer + " again");
         } else {
-            timeline.info(LANE, "charged " + customer + " (" + id + ", " + how + ")");
+            timeline.info(LANE, "charged " + customer + " (" + id + ", " + how + ")", customer);
         }
         return new Stored(body, 201, "{\"id\":\"" + id + "\",\"customer\":\"" + customer + "\"}");
     }

@@ -118,7 +118,7 @@ final class RelayPair implements AutoCloseable {
             String customer = PaymentClient.customerOf(claim.payload());
             if (outcome == RelayOutcome.DELIVERED) {
                 timeline.accepted(me, "recorded " + customer + " as delivered (fence " + claim.fence() + ")",
-                        claim.fence());
+                        claim.fence(), customer);
                 windows.add(timeline.now() - sendStart[0]); // the stalled send is never recorded, so never here
                 if (delivered.add(claim.key())) {
                     allDelivered.countDown();
@@ -129,7 +129,7 @@ final class RelayPair implements AutoCloseable {
             } else if (outcome == RelayOutcome.CLAIM_LOST) {
                 lateRecords.add(me + "'s delivery of " + customer + " (fence " + claim.fence() + ")");
                 timeline.rejected(me, "its record of " + customer + " REFUSED: claim lost (fence " + claim.fence()
-                        + "; another relay claimed it after the lease)", claim.fence());
+                        + "; another relay claimed it after the lease)", claim.fence(), customer);
             } else {
                 timeline.problem(me, "attempt " + claim.attempt() + " for " + customer + ": " + outcome);
             }
