@@ -5,12 +5,14 @@ import dev.leasehold.store.Database;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * Every SQL difference between the databases lives here. Everything else is standard SQL with bound parameters.
- * Table names come from a validated prefix, never from callers' values.
+ * Every SQL difference between the databases lives here, the schema's numbered migrations included. Everything else
+ * is standard SQL with bound parameters. Table names come from a validated prefix, never from callers' values.
+ * Immutable and thread-safe.
  */
 public abstract class SqlDialect {
 
@@ -50,22 +52,41 @@ public abstract class SqlDialect {
     /** Statements that serialize concurrent schema installs, run first in the install transaction. */
     public abstract List<String> installLock();
 
+    /** Whether {@code e} says a table (or view) does not exist. */
+    public abstract boolean undefinedTable(SQLException e);
+
     /**
-     * Claims the oldest claimable batch (pending, or processing with an expired lease) for {@code owner}, inside the
-     * caller's transaction: status processing, the lease from the database clock, {@code fence = fence + 1}.
+     * Claims a batch for {@code owner}, inside the caller's transaction (or as one auto-committed statement, see
+     * {@link #claimsInOneStatement}): first a batch whose lease expired, longest expired first, then the oldest
+     * pending one. Status processing, the lease from the database clock, {@code fence = fence + 1},
+     * {@code attempts = attempts + 1}. An expired batch that already had {@code maxAttempts} attempts is marked
+     * {@code failed} instead. Each step is a range of one index (never a scan or sort of the table), so a claim
+     * costs the same with an empty queue as behind a long backlog.
      */
-    public abstract Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis) throws SQLException;
+    public abstract Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
+            throws SQLException;
 
     /** Whether {@link #claimBatch} is one statement (then it needs no transaction of its own). */
     public abstract boolean claimsInOneStatement();
 
-    final String claimable() {
-        return "(status = 'pending' OR (status = 'processing' AND lease_until < " + now() + "))";
+    /** A processing batch whose lease ended (database clock). */
+    final String expired() {
+        return "status = 'processing' AND lease_until < " + now();
     }
 
-    final String claimUpdate(String which) {
-        return returning("UPDATE " + tables.batches() + " SET status = 'processing', owner = ?, lease_until = "
-                + nowPlusMillis() + ", fence = fence + 1 WHERE id = " + which, "id, owner, fence, payload");
+    /** Sets a locked claimable row to processing for a new claimer; parameters: owner, lease millis. */
+    final String claimSet() {
+        return "UPDATE " + tables.batches() + " SET status = 'processing', owner = ?, lease_until = " + nowPlusMillis()
+                + ", fence = fence + 1, attempts = attempts + 1";
+    }
+
+    /** What a claim returns, for {@link #claimRow}. */
+    static final String CLAIM_COLUMNS = "id, owner, fence, payload, attempts, lease_until";
+
+    /** Marks expired batches that used up their attempts as failed; the condition follows (a WHERE clause). */
+    final String exhaust() {
+        return "UPDATE " + tables.batches() + " SET status = 'failed', lease_until = NULL, finished_at = " + now()
+                + ", error = 'the lease of attempt ' || attempts || ' ended before it finished; no attempts left'";
     }
 
     static Optional<BatchClaim> single(List<BatchClaim> claimed) {
@@ -77,19 +98,45 @@ public abstract class SqlDialect {
 
     static BatchClaim claimRow(ResultSet row) throws SQLException {
         return new BatchClaim(row.getString("id"), row.getString("owner"), row.getLong("fence"),
-                row.getString("payload"));
+                row.getString("payload"), row.getInt("attempts"), Jdbc.instant(row, "lease_until"));
     }
 
     /** Column types. */
     public abstract String textType();
 
-    public final List<String> ddl() {
-        String ts = "TIMESTAMP WITH TIME ZONE";
+    /** The schema version table, created before any migration (it records them). */
+    public final String versionTable() {
+        return "CREATE TABLE IF NOT EXISTS " + tables.schemaVersion() + " ("
+                + " version INTEGER NOT NULL PRIMARY KEY,"
+                + " description VARCHAR(200) NOT NULL,"
+                + " installed_at " + TS + " NOT NULL)";
+    }
+
+    /** Records {@code migration} as applied; parameters: version, description. */
+    public final String recordVersion() {
+        return "INSERT INTO " + tables.schemaVersion() + " (version, description, installed_at) VALUES (?, ?, "
+                + now() + ")";
+    }
+
+    /**
+     * Every migration, oldest first; the last one's version is the schema version this code needs. Append a new
+     * step at the end with the next number; never change a step that was released.
+     */
+    public final List<Migration> migrations() {
+        return List.of(
+                new Migration(1, "fence marks, rebase audit, batches, slot runs", v1()),
+                new Migration(2, "batch attempts and failures; index-friendly claims; retention indexes", v2()));
+    }
+
+    private static final String TS = "TIMESTAMP WITH TIME ZONE";
+
+    /** The tables as the first release created them (so a database from before schema versions is at v1 already). */
+    private List<String> v1() {
         return List.of(
                 "CREATE TABLE IF NOT EXISTS " + tables.fence() + " ("
                         + " resource VARCHAR(200) NOT NULL PRIMARY KEY,"
                         + " token BIGINT NOT NULL,"
-                        + " updated_at " + ts + " NOT NULL)",
+                        + " updated_at " + TS + " NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS " + tables.fenceRebase() + " ("
                         + " id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
                         + " resource VARCHAR(200) NOT NULL,"
@@ -97,34 +144,59 @@ public abstract class SqlDialect {
                         + " new_token BIGINT NOT NULL,"
                         + " operator VARCHAR(200) NOT NULL,"
                         + " reason VARCHAR(1000) NOT NULL,"
-                        + " rebased_at " + ts + " NOT NULL)",
+                        + " rebased_at " + TS + " NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS " + tables.batches() + " ("
                         + " id VARCHAR(200) NOT NULL PRIMARY KEY,"
                         + " seq BIGINT GENERATED ALWAYS AS IDENTITY,"
                         + " payload " + textType() + " NOT NULL,"
                         + " status VARCHAR(16) NOT NULL,"
                         + " owner VARCHAR(200),"
-                        + " lease_until " + ts + ","
+                        + " lease_until " + TS + ","
                         + " fence BIGINT NOT NULL,"
                         + " result " + textType() + ","
-                        + " enqueued_at " + ts + " NOT NULL,"
-                        + " finished_at " + ts + ")",
+                        + " enqueued_at " + TS + " NOT NULL,"
+                        + " finished_at " + TS + ")",
                 "CREATE INDEX IF NOT EXISTS " + tables.batches() + "_claimable ON " + tables.batches()
                         + " (status, seq)",
                 "CREATE TABLE IF NOT EXISTS " + tables.slotRuns() + " ("
                         + " job VARCHAR(200) NOT NULL,"
-                        + " slot " + ts + " NOT NULL,"
+                        + " slot " + TS + " NOT NULL,"
                         + " runner VARCHAR(200) NOT NULL,"
                         + " status VARCHAR(16) NOT NULL,"
-                        + " lease_until " + ts + " NOT NULL,"
+                        + " lease_until " + TS + " NOT NULL,"
                         + " fence BIGINT NOT NULL,"
                         + " result " + textType() + ","
-                        + " claimed_at " + ts + " NOT NULL,"
-                        + " completed_at " + ts + ","
+                        + " claimed_at " + TS + " NOT NULL,"
+                        + " completed_at " + TS + ","
                         + " PRIMARY KEY (job, slot))",
                 "CREATE INDEX IF NOT EXISTS " + tables.slotRuns() + "_running ON " + tables.slotRuns()
                         + " (job, status, lease_until)");
     }
+
+    /** Attempts and errors on batches (a claimed batch of v1 had {@code fence} claims), then the indexes. */
+    private List<String> v2() {
+        List<String> statements = new ArrayList<>(List.of(
+                "ALTER TABLE " + tables.batches() + " ADD COLUMN IF NOT EXISTS attempts INTEGER DEFAULT 0 NOT NULL",
+                "ALTER TABLE " + tables.batches() + " ADD COLUMN IF NOT EXISTS error " + textType(),
+                "UPDATE " + tables.batches() + " SET attempts = fence WHERE attempts < fence",
+                "CREATE INDEX IF NOT EXISTS " + tables.slotRuns() + "_done ON " + tables.slotRuns()
+                        + " (status, slot)"));
+        statements.addAll(batchIndexes());
+        return statements;
+    }
+
+    /** Every table of the current version and the columns the store reads and writes in it (for verify). */
+    public final java.util.Map<String, String> columnsInUse() {
+        return java.util.Map.of(
+                tables.fence(), "resource, token, updated_at",
+                tables.fenceRebase(), "id, resource, old_token, new_token, operator, reason, rebased_at",
+                tables.batches(), "id, seq, payload, status, owner, lease_until, fence, result, enqueued_at,"
+                        + " finished_at, attempts, error",
+                tables.slotRuns(), "job, slot, runner, status, lease_until, fence, result, claimed_at, completed_at");
+    }
+
+    /** The indexes {@link #claimBatch} and the purge of finished batches read, per database. */
+    abstract List<String> batchIndexes();
 
     static final class Postgres extends SqlDialect {
         Postgres(Tables tables) {
@@ -172,16 +244,49 @@ public abstract class SqlDialect {
         }
 
         @Override
+        public boolean undefinedTable(SQLException e) {
+            return "42P01".equals(e.getSQLState());
+        }
+
+        @Override
         public boolean claimsInOneStatement() {
             return true;
         }
 
-        /** One statement: the subquery locks the first claimable row it finds that nobody else holds. */
+        /** Partial indexes: only the rows a claim (or a purge) looks for are in them. */
         @Override
-        public Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis) throws SQLException {
-            return single(Jdbc.query(tx, claimUpdate("(SELECT id FROM " + tables.batches() + " WHERE " + claimable()
-                    + " ORDER BY seq FETCH FIRST 1 ROW ONLY FOR UPDATE SKIP LOCKED)"), SqlDialect::claimRow, owner,
-                    leaseMillis));
+        List<String> batchIndexes() {
+            return List.of(
+                    "CREATE INDEX IF NOT EXISTS " + tables.batches() + "_pending ON " + tables.batches()
+                            + " (seq) WHERE status = 'pending'",
+                    "CREATE INDEX IF NOT EXISTS " + tables.batches() + "_leases ON " + tables.batches()
+                            + " (lease_until) WHERE status = 'processing'",
+                    "CREATE INDEX IF NOT EXISTS " + tables.batches() + "_finished ON " + tables.batches()
+                            + " (finished_at) WHERE status IN ('done', 'failed')",
+                    "DROP INDEX IF EXISTS " + tables.batches() + "_claimable");
+        }
+
+        /**
+         * One statement. The CTE marks up to 16 expired batches that have no attempts left as failed. The UPDATE
+         * takes the row the first sub-select locks (an expired lease with attempts left, from the partial index on
+         * {@code lease_until}), else the one the second locks (the oldest pending, from the partial index on
+         * {@code seq}): each is an InitPlan that COALESCE evaluates only when needed. SKIP LOCKED in both: no claimer
+         * waits on another. Parameters: maxAttempts, owner, lease millis, maxAttempts.
+         */
+        @Override
+        public Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
+                throws SQLException {
+            String batches = tables.batches();
+            String sql = "WITH exhausted AS (" + exhaust() + " WHERE id IN (SELECT id FROM " + batches + " WHERE "
+                    + expired() + " AND attempts >= CAST(? AS INTEGER) ORDER BY lease_until FETCH FIRST 16 ROWS ONLY"
+                    + " FOR UPDATE SKIP LOCKED) RETURNING id) "
+                    + claimSet() + " WHERE id = COALESCE("
+                    + "(SELECT id FROM " + batches + " WHERE " + expired() + " AND attempts < CAST(? AS INTEGER)"
+                    + " ORDER BY lease_until FETCH FIRST 1 ROW ONLY FOR UPDATE SKIP LOCKED), "
+                    + "(SELECT id FROM " + batches + " WHERE status = 'pending' ORDER BY seq FETCH FIRST 1 ROW ONLY"
+                    + " FOR UPDATE SKIP LOCKED)) RETURNING " + CLAIM_COLUMNS;
+            return single(Jdbc.query(tx, sql, SqlDialect::claimRow, (long) maxAttempts, owner, leaseMillis,
+                    (long) maxAttempts));
         }
     }
 
@@ -231,8 +336,27 @@ public abstract class SqlDialect {
         }
 
         @Override
+        public boolean undefinedTable(SQLException e) {
+            return "42S02".equals(e.getSQLState()) || "42S04".equals(e.getSQLState());
+        }
+
+        @Override
         public boolean claimsInOneStatement() {
             return false;
+        }
+
+        /**
+         * H2 has no partial indexes: {@code (status, seq)} (from v1) for pending batches, {@code (status,
+         * lease_until)} for expired leases, {@code (status, finished_at)} for the purge. Queries order by the whole
+         * index ({@code ORDER BY status, seq}) so that H2 reads the index in order instead of sorting.
+         */
+        @Override
+        List<String> batchIndexes() {
+            return List.of(
+                    "CREATE INDEX IF NOT EXISTS " + tables.batches() + "_leases ON " + tables.batches()
+                            + " (status, lease_until)",
+                    "CREATE INDEX IF NOT EXISTS " + tables.batches() + "_finished ON " + tables.batches()
+                            + " (status, finished_at)");
         }
 
         private record Candidate(String id, long seq) {}
@@ -243,27 +367,34 @@ public abstract class SqlDialect {
         /**
          * H2 locks every row a FOR UPDATE query reads, before applying FETCH FIRST and even when the row then fails
          * the WHERE: one locking query for the oldest row would lock them all and make finishers wait. So candidates
-         * are read without locks, then locked one at a time by primary key with SKIP LOCKED; a candidate that is no
-         * longer claimable (another claimer took it meanwhile) is released at once with a rollback, so its owner's
-         * finish does not wait behind us. Still no claimer waits on another.
+         * are read without locks (one index range each: expired leases by {@code (status, lease_until)}, then pending
+         * batches by {@code (status, seq)}), then locked one at a time by primary key with SKIP LOCKED; a candidate
+         * that is no longer claimable (another claimer took it meanwhile) is released at once with a commit, so its
+         * owner's finish does not wait behind us (a commit, not a rollback, so that batches this claim marked failed
+         * stay failed). Still no claimer waits on another. Expired leases: one page per claim (a page all taken by
+         * others means they are being claimed right now).
          */
         @Override
-        public Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis) throws SQLException {
+        public Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
+                throws SQLException {
+            String batches = tables.batches();
+            List<Candidate> expiredPage = Jdbc.query(tx, "SELECT id, seq FROM " + batches + " WHERE " + expired()
+                    + " ORDER BY status, lease_until FETCH FIRST " + PAGE + " ROWS ONLY", H2::candidate);
+            for (Candidate candidate : expiredPage) {
+                Optional<BatchClaim> claim = tryLock(tx, candidate, expired(), owner, leaseMillis, maxAttempts);
+                if (claim.isPresent()) {
+                    return claim;
+                }
+            }
             long after = Long.MIN_VALUE;
             while (true) {
-                List<Candidate> page = Jdbc.query(tx, "SELECT id, seq FROM " + tables.batches() + " WHERE "
-                        + claimable() + " AND seq > ? ORDER BY seq FETCH FIRST " + PAGE + " ROWS ONLY",
-                        row -> new Candidate(row.getString("id"), row.getLong("seq")), after);
+                List<Candidate> page = Jdbc.query(tx, "SELECT id, seq FROM " + batches + " WHERE status = 'pending'"
+                        + " AND seq > ? ORDER BY status, seq FETCH FIRST " + PAGE + " ROWS ONLY", H2::candidate, after);
                 for (Candidate candidate : page) {
-                    List<Boolean> locked = Jdbc.query(tx, "SELECT " + claimable() + " AS claimable FROM "
-                            + tables.batches() + " WHERE id = ? FOR UPDATE SKIP LOCKED", row -> row.getBoolean(1),
-                            candidate.id());
-                    if (!locked.isEmpty() && locked.get(0)) {
-                        return single(Jdbc.query(tx, claimUpdate("?"), SqlDialect::claimRow, owner, leaseMillis,
-                                candidate.id()));
-                    }
-                    if (!locked.isEmpty()) {
-                        tx.rollback(); // we locked a row another claimer just took: let go of it at once
+                    Optional<BatchClaim> claim = tryLock(tx, candidate, "status = 'pending'", owner, leaseMillis,
+                            maxAttempts);
+                    if (claim.isPresent()) {
+                        return claim;
                     }
                 }
                 if (page.size() < PAGE) {
@@ -271,6 +402,34 @@ public abstract class SqlDialect {
                 }
                 after = page.get(page.size() - 1).seq();
             }
+        }
+
+        private static Candidate candidate(ResultSet row) throws SQLException {
+            return new Candidate(row.getString("id"), row.getLong("seq"));
+        }
+
+        /** Locks the candidate if nobody holds it; claims it if it is still {@code claimable}. */
+        private Optional<BatchClaim> tryLock(Connection tx, Candidate candidate, String claimable, String owner,
+                                             long leaseMillis, int maxAttempts) throws SQLException {
+            List<int[]> locked = Jdbc.query(tx, "SELECT CASE WHEN " + claimable + " THEN 1 ELSE 0 END AS ok, attempts,"
+                    + " status FROM " + tables.batches() + " WHERE id = ? FOR UPDATE SKIP LOCKED",
+                    row -> new int[] {row.getInt("ok"), row.getInt("attempts"),
+                            "processing".equals(row.getString("status")) ? 1 : 0}, candidate.id());
+            if (locked.isEmpty()) {
+                return Optional.empty(); // another claimer holds it
+            }
+            int[] row = locked.get(0);
+            if (row[0] == 1 && row[2] == 1 && row[1] >= maxAttempts) {
+                Jdbc.update(tx, exhaust() + " WHERE id = ?", candidate.id());
+                tx.commit(); // failed for good, whatever this claim finds next
+                return Optional.empty();
+            }
+            if (row[0] == 1) {
+                return single(Jdbc.query(tx, returning(claimSet() + " WHERE id = ?", CLAIM_COLUMNS),
+                        SqlDialect::claimRow, owner, leaseMillis, candidate.id()));
+            }
+            tx.commit(); // we locked a row another claimer just took: let go of it at once
+            return Optional.empty();
         }
     }
 }

@@ -18,4 +18,9 @@ public record Tables(String prefix) {
     public String slotRuns() {
         return prefix + "slot_runs";
     }
+
+    /** One row per applied migration: the schema's version is the highest. */
+    public String schemaVersion() {
+        return prefix + "schema_version";
+    }
 }
