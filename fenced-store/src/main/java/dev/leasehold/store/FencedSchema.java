@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
 
 /**
@@ -21,7 +22,8 @@ import javax.sql.DataSource;
  * <p>Three ways to use it:
  * <ul>
  *   <li>{@link #install}: applies the migrations the database does not have yet, in order, and records each. Needs
- *       DDL rights. Idempotent; concurrent installs on PostgreSQL are serialized by an advisory lock. A database
+ *       DDL rights. Idempotent; concurrent installs on PostgreSQL are serialized by an advisory lock (on H2,
+ *       within one JVM). A database
  *       created before schema versions existed (version 0: the tables, no version table) is upgraded in place.</li>
  *   <li>{@link #ddl}: the statements of the current version, version rows included, for Flyway, Liquibase or a DBA.
  *       Apply them once to an empty schema (or compare them with what {@link #install} would run).</li>
@@ -31,6 +33,13 @@ import javax.sql.DataSource;
  * </ul>
  */
 public final class FencedSchema {
+
+    /**
+     * Installs from this JVM one at a time. On PostgreSQL the advisory lock serializes installs across processes
+     * too; H2 has no such lock, and its DDL is not transactional, so concurrent installs there are safe only within
+     * one JVM (H2 in memory or embedded, the way it is used).
+     */
+    private static final ReentrantLock INSTALLING = new ReentrantLock();
 
     private FencedSchema() {}
 
@@ -53,6 +62,15 @@ public final class FencedSchema {
         Args.notNull(ds, "dataSource");
         Args.notNull(config, "config");
         StoreContext context = new StoreContext(ds, config);
+        INSTALLING.lock();
+        try {
+            installLocked(context, config);
+        } finally {
+            INSTALLING.unlock();
+        }
+    }
+
+    private static void installLocked(StoreContext context, StoreConfig config) {
         context.jdbc().inTransaction("installing the fenced store schema (prefix '" + config.tablePrefix() + "')",
                 tx -> {
             SqlDialect sql = context.sql();

@@ -94,17 +94,8 @@ public final class SlotRuns {
         Args.name(job, "job");
         Args.name(runner, "runner");
         long leaseMillis = Args.leaseMillis(lease);
-        return context.jdbc().inTransaction("sweeping expired slots of '" + job + "'", tx -> {
-            SqlDialect sql = context.sql();
-            String table = sql.tables.slotRuns();
-            String expired = "job = ? AND status = '" + RUNNING + "' AND lease_until < " + sql.now();
-            String takeOver = sql.returning("UPDATE " + table + " SET runner = ?, lease_until = "
-                    + sql.nowPlusMillis() + ", fence = fence + 1 WHERE " + expired + " AND (job, slot) IN (SELECT job,"
-                    + " slot FROM " + table + " WHERE " + expired + " ORDER BY slot FETCH FIRST "
-                    + config.sweepLimit() + " ROWS ONLY FOR UPDATE SKIP LOCKED)", "job, slot, runner, fence");
-            return Jdbc.query(tx, takeOver, row -> new SlotClaim(row.getString("job"), Jdbc.instant(row, "slot"),
-                    row.getString("runner"), row.getLong("fence")), runner, leaseMillis, job, job);
-        });
+        return context.jdbc().inTransaction("sweeping expired slots of '" + job + "'", tx ->
+                context.sql().sweepSlots(tx, job, runner, leaseMillis, config.sweepLimit()));
     }
 
     /**

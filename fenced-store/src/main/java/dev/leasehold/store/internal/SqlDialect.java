@@ -2,6 +2,7 @@ package dev.leasehold.store.internal;
 
 import dev.leasehold.store.BatchClaim;
 import dev.leasehold.store.Database;
+import dev.leasehold.store.SlotClaim;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -68,6 +69,28 @@ public abstract class SqlDialect {
 
     /** Whether {@link #claimBatch} is one statement (then it needs no transaction of its own). */
     public abstract boolean claimsInOneStatement();
+
+    /**
+     * Takes over, for {@code runner}, at most {@code limit} running slots of {@code job} whose lease expired, oldest
+     * slot first, skipping slots other sweepers hold: {@code fence = fence + 1}, a new lease from the database clock.
+     */
+    public abstract List<SlotClaim> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)
+            throws SQLException;
+
+    /** The running slots of {@code job} (a parameter) whose lease ended. */
+    final String expiredSlots() {
+        return "job = ? AND status = 'running' AND lease_until < " + now();
+    }
+
+    final String sweepSet() {
+        return "UPDATE " + tables.slotRuns() + " SET runner = ?, lease_until = " + nowPlusMillis()
+                + ", fence = fence + 1";
+    }
+
+    static SlotClaim slotRow(ResultSet row) throws SQLException {
+        return new SlotClaim(row.getString("job"), Jdbc.instant(row, "slot"), row.getString("runner"),
+                row.getLong("fence"));
+    }
 
     /** A processing batch whose lease ended (database clock). */
     final String expired() {
@@ -253,6 +276,16 @@ public abstract class SqlDialect {
             return true;
         }
 
+        /** The expired slots are picked once, in a MATERIALIZED CTE, so the limit holds (see claimBatch). */
+        @Override
+        public List<SlotClaim> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)
+                throws SQLException {
+            return Jdbc.query(tx, "WITH picked AS MATERIALIZED (SELECT job, slot FROM " + tables.slotRuns() + " WHERE "
+                    + expiredSlots() + " ORDER BY slot FETCH FIRST " + limit + " ROWS ONLY FOR UPDATE SKIP LOCKED) "
+                    + sweepSet() + " WHERE (job, slot) IN (SELECT job, slot FROM picked)"
+                    + " RETURNING job, slot, runner, fence", SqlDialect::slotRow, job, runner, leaseMillis);
+        }
+
         /** Partial indexes: only the rows a claim (or a purge) looks for are in them. */
         @Override
         List<String> batchIndexes() {
@@ -267,7 +300,8 @@ public abstract class SqlDialect {
         }
 
         /**
-         * One statement. The CTE marks up to 16 expired batches that have no attempts left as failed. The UPDATE
+         * One statement. The CTEs mark up to 16 expired batches that have no attempts left as failed (MATERIALIZED:
+         * a LIMIT sub-select under an UPDATE may otherwise be re-run as rows change, and creep past its limit). The UPDATE
          * takes the row the first sub-select locks (an expired lease with attempts left, from the partial index on
          * {@code lease_until}), else the one the second locks (the oldest pending, from the partial index on
          * {@code seq}): each is an InitPlan that COALESCE evaluates only when needed. SKIP LOCKED in both: no claimer
@@ -277,9 +311,10 @@ public abstract class SqlDialect {
         public Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
                 throws SQLException {
             String batches = tables.batches();
-            String sql = "WITH exhausted AS (" + exhaust() + " WHERE id IN (SELECT id FROM " + batches + " WHERE "
-                    + expired() + " AND attempts >= CAST(? AS INTEGER) ORDER BY lease_until FETCH FIRST 16 ROWS ONLY"
-                    + " FOR UPDATE SKIP LOCKED) RETURNING id) "
+            String sql = "WITH used_up AS MATERIALIZED (SELECT id FROM " + batches + " WHERE " + expired()
+                    + " AND attempts >= CAST(? AS INTEGER) ORDER BY lease_until FETCH FIRST 16 ROWS ONLY"
+                    + " FOR UPDATE SKIP LOCKED), exhausted AS (" + exhaust() + " WHERE id IN (SELECT id FROM used_up)"
+                    + " RETURNING id) "
                     + claimSet() + " WHERE id = COALESCE("
                     + "(SELECT id FROM " + batches + " WHERE " + expired() + " AND attempts < CAST(? AS INTEGER)"
                     + " ORDER BY lease_until FETCH FIRST 1 ROW ONLY FOR UPDATE SKIP LOCKED), "
@@ -343,6 +378,19 @@ public abstract class SqlDialect {
         @Override
         public boolean claimsInOneStatement() {
             return false;
+        }
+
+        /**
+         * H2 locks every expired slot the sub-select reads (see claimBatch) and updates the first {@code limit}; a
+         * concurrent sweeper skips them all until this transaction ends.
+         */
+        @Override
+        public List<SlotClaim> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)
+                throws SQLException {
+            return Jdbc.query(tx, returning(sweepSet() + " WHERE " + expiredSlots() + " AND (job, slot) IN (SELECT job,"
+                    + " slot FROM " + tables.slotRuns() + " WHERE " + expiredSlots() + " ORDER BY slot FETCH FIRST "
+                    + limit + " ROWS ONLY FOR UPDATE SKIP LOCKED)", "job, slot, runner, fence"), SqlDialect::slotRow,
+                    runner, leaseMillis, job, job);
         }
 
         /**
