@@ -1,38 +1,191 @@
 package dev.leasehold.store;
 
-import static java.util.stream.Stream.concat;
-
+import dev.leasehold.store.internal.Args;
 import dev.leasehold.store.internal.Jdbc;
+import dev.leasehold.store.internal.Migration;
 import dev.leasehold.store.internal.SqlDialect;
 import dev.leasehold.store.internal.StoreContext;
+import dev.leasehold.store.internal.Tables;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
 
 /**
- * Creates the fenced store's tables if they do not exist: the fence marks ({@code leasehold_fence}), their re-base
- * audit ({@code leasehold_fence_rebase}), batches ({@code leasehold_batches}), slot runs
- * ({@code leasehold_slot_runs}) and the outbox ({@code leasehold_outbox}). Idempotent; concurrent installs on
- * PostgreSQL are serialized by an advisory lock.
+ * The fenced store's tables, versioned: the fence marks ({@code leasehold_fence}), their re-base audit
+ * ({@code leasehold_fence_rebase}), batches ({@code leasehold_batches}), slot runs ({@code leasehold_slot_runs}),
+ * the outbox ({@code leasehold_outbox}), and {@code leasehold_schema_version}, one row per applied migration. Stateless and thread-safe.
+ *
+ * <p>Three ways to use it:
+ * <ul>
+ *   <li>{@link #install}: applies the migrations the database does not have yet, in order, and records each. Needs
+ *       DDL rights. Idempotent; concurrent installs on PostgreSQL are serialized by an advisory lock (on H2,
+ *       within one JVM). A database
+ *       created before schema versions existed (version 0: the tables, no version table) is upgraded in place.</li>
+ *   <li>{@link #ddl}: the statements of the current version, version rows included, for Flyway, Liquibase or a DBA.
+ *       Apply them once to an empty schema (or compare them with what {@link #install} would run).</li>
+ *   <li>{@link #verify}: at start-up, with the application's own (DML-only) rights: checks that the schema is at
+ *       exactly the version this release needs and that every table and column it uses can be read; otherwise a
+ *       {@link StoreException} with one message that says what is wrong and what to do.</li>
+ * </ul>
  */
 public final class FencedSchema {
 
+    /**
+     * Installs from this JVM one at a time. On PostgreSQL the advisory lock serializes installs across processes
+     * too; H2 has no such lock, and its DDL is not transactional, so concurrent installs there are safe only within
+     * one JVM (H2 in memory or embedded, the way it is used).
+     */
+    private static final ReentrantLock INSTALLING = new ReentrantLock();
+
     private FencedSchema() {}
+
+    /** The schema version this release reads and writes. */
+    public static int currentVersion() {
+        List<Migration> migrations = SqlDialect.of(Database.H2, new Tables(StoreConfig.DEFAULT_PREFIX)).migrations();
+        return migrations.get(migrations.size() - 1).version();
+    }
 
     public static void install(DataSource ds) {
         install(ds, StoreConfig.defaults());
     }
 
+    /**
+     * Brings the schema to {@link #currentVersion()}.
+     *
+     * @throws StoreException if the schema is newer than this release knows, or the database refused a statement
+     */
     public static void install(DataSource ds, StoreConfig config) {
+        Args.notNull(ds, "dataSource");
+        Args.notNull(config, "config");
         StoreContext context = new StoreContext(ds, config);
+        INSTALLING.lock();
+        try {
+            installLocked(context, config);
+        } finally {
+            INSTALLING.unlock();
+        }
+    }
+
+    private static void installLocked(StoreContext context, StoreConfig config) {
         context.jdbc().inTransaction("installing the fenced store schema (prefix '" + config.tablePrefix() + "')",
                 tx -> {
             SqlDialect sql = context.sql();
             for (String statement : sql.installLock()) {
                 Jdbc.query(tx, statement, row -> null);
             }
-            for (String statement : concat(sql.ddl().stream(), sql.outboxDdl().stream()).toList()) {
-                Jdbc.update(tx, statement);
+            Jdbc.update(tx, sql.versionTable());
+            int installed = installedVersion(tx, sql);
+            refuseNewer(installed, config);
+            for (Migration migration : sql.migrations()) {
+                if (migration.version() > installed) {
+                    for (String statement : migration.statements()) {
+                        Jdbc.update(tx, statement);
+                    }
+                    record(tx, sql, migration);
+                }
             }
             return null;
         });
+    }
+
+    /**
+     * The statements that create the schema at {@link #currentVersion()} on {@code database}, with the table prefix
+     * of {@code config}, ending with the rows of the version table. Run them in order, once.
+     */
+    public static List<String> ddl(Database database, StoreConfig config) {
+        Args.notNull(database, "database");
+        Args.notNull(config, "config");
+        config.forcedDatabase().filter(forced -> forced != database).ifPresent(forced -> {
+            throw new IllegalArgumentException("config speaks " + forced + " but the DDL was asked for " + database);
+        });
+        SqlDialect sql = SqlDialect.of(database, new Tables(config.tablePrefix()));
+        List<String> statements = new ArrayList<>();
+        statements.add(sql.versionTable());
+        for (Migration migration : sql.migrations()) {
+            statements.addAll(migration.statements());
+            statements.add("INSERT INTO " + sql.tables.schemaVersion() + " (version, description, installed_at)"
+                    + " VALUES (" + migration.version() + ", '" + migration.description().replace("'", "''") + "', "
+                    + sql.now() + ")");
+        }
+        return List.copyOf(statements);
+    }
+
+    public static void verify(DataSource ds) {
+        verify(ds, StoreConfig.defaults());
+    }
+
+    /**
+     * Checks, reading only, that the schema is at {@link #currentVersion()} and that every table and column the
+     * store uses can be read with {@code ds}'s rights.
+     *
+     * @throws StoreException naming what is missing or which version was found, and what to do about it
+     */
+    public static void verify(DataSource ds, StoreConfig config) {
+        Args.notNull(ds, "dataSource");
+        Args.notNull(config, "config");
+        StoreContext context = new StoreContext(ds, config);
+        String where = "the fenced store schema (prefix '" + config.tablePrefix() + "')";
+        context.jdbc().withConnection("verifying " + where, connection -> {
+            SqlDialect sql = context.sql();
+            int installed;
+            try {
+                installed = installedVersion(connection, sql);
+            } catch (SQLException e) {
+                if (sql.undefinedTable(e)) {
+                    throw new StoreException(where + " is not installed: table " + sql.tables.schemaVersion()
+                            + " does not exist. Run FencedSchema.install (it needs DDL rights; it also upgrades tables"
+                            + " created before schema versions), or apply FencedSchema.ddl(" + sql.database()
+                            + ", config) with your migration tool. This release needs version " + currentVersion()
+                            + ".");
+                }
+                throw e;
+            }
+            refuseNewer(installed, config);
+            if (installed < currentVersion()) {
+                throw new StoreException(where + " is at version " + installed + "; this release needs version "
+                        + currentVersion() + ". Run FencedSchema.install, or apply the missing migrations ("
+                        + (installed + 1) + " to " + currentVersion() + ") from FencedSchema.ddl(" + sql.database()
+                        + ", config).");
+            }
+            for (Map.Entry<String, String> table : sql.columnsInUse().entrySet()) {
+                try {
+                    Jdbc.query(connection, "SELECT " + table.getValue() + " FROM " + table.getKey() + " WHERE 1 = 0",
+                            row -> null);
+                } catch (SQLException e) {
+                    throw new StoreException(where + " is recorded as version " + installed + ", but table "
+                            + table.getKey() + " cannot be read as it needs to be (" + e.getMessage() + ", SQLState "
+                            + e.getSQLState() + "). Was a migration changed by hand, or is SELECT not granted?");
+                }
+            }
+            return null;
+        });
+    }
+
+    private static int installedVersion(Connection connection, SqlDialect sql) throws SQLException {
+        return Jdbc.query(connection, "SELECT COALESCE(MAX(version), 0) AS v FROM " + sql.tables.schemaVersion(),
+                row -> row.getInt("v")).get(0);
+    }
+
+    private static void refuseNewer(int installed, StoreConfig config) {
+        if (installed > currentVersion()) {
+            throw new StoreException("the fenced store schema (prefix '" + config.tablePrefix() + "') is at version "
+                    + installed + ", newer than this release of Leasehold knows (" + currentVersion()
+                    + "): run a release that knows version " + installed + ".");
+        }
+    }
+
+    private static void record(Connection tx, SqlDialect sql, Migration migration) throws SQLException {
+        String insert = sql.insertIfAbsent(sql.recordVersion(), "version");
+        try {
+            Jdbc.update(tx, insert, (long) migration.version(), migration.description());
+        } catch (SQLException e) {
+            if (!sql.lostInsertRace(e)) {
+                throw e; // else: a concurrent install (H2 has no install lock) recorded it first
+            }
+        }
     }
 }

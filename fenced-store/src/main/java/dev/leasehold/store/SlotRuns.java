@@ -2,11 +2,13 @@ package dev.leasehold.store;
 
 import dev.leasehold.store.internal.Args;
 import dev.leasehold.store.internal.Jdbc;
+import dev.leasehold.store.internal.Retention;
 import dev.leasehold.store.internal.SqlDialect;
 import dev.leasehold.store.internal.StoreContext;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -15,15 +17,18 @@ import java.util.Set;
 import javax.sql.DataSource;
 
 /**
- * One run per (job, time slot) across any number of replicas, with a recovery sweep and catch-up.
+ * One run per (job, time slot) across any number of replicas, with a recovery sweep, catch-up and retention.
+ * Thread-safe: one instance may serve any number of threads (each call uses its own connection).
  *
  * <ul>
  *   <li>{@link #tryClaim}: an insert-if-absent on the primary key (job, slot). Of any number of concurrent calls for
  *       one slot exactly one wins; the others get {@code Optional.empty()} (no exception, on any database).</li>
  *   <li>{@link #sweep}: takes over running slots whose lease expired (database clock), raising their fence, so the
  *       slow original runner's {@link #complete} is rejected. Sweepers lock with {@code SKIP LOCKED}: two sweepers
- *       never take the same slot.</li>
- *   <li>{@link #missingSlots}: the slots on the period grid that nobody claimed (a deploy gap), for catch-up.</li>
+ *       never take the same slot. At most {@link StoreConfig#sweepLimit()} slots per call.</li>
+ *   <li>{@link #missingSlots}: the slots on the period grid that nobody claimed (a deploy gap), for catch-up: on
+ *       the UTC grid since the epoch, or on the wall-clock grid of a time zone (local midnights for a daily job).</li>
+ *   <li>{@link #purge}: deletes old done runs in bounded chunks.</li>
  *   <li>{@link #complete} is conditional on the fence. The result is stored per (job, slot), so running a slot again
  *       is idempotent: a second claim of a done slot loses.</li>
  * </ul>
@@ -39,6 +44,7 @@ public final class SlotRuns {
     private static final String DONE = "done";
 
     private final StoreContext context;
+    private final StoreConfig config;
 
     public SlotRuns(DataSource ds) {
         this(ds, StoreConfig.defaults());
@@ -46,9 +52,18 @@ public final class SlotRuns {
 
     public SlotRuns(DataSource ds, StoreConfig config) {
         this.context = new StoreContext(ds, config);
+        this.config = config;
     }
 
-    /** Claims {@code slot} of {@code job} for {@code runner}; empty if someone already has (or had) it. */
+    /**
+     * Claims {@code slot} of {@code job} for {@code runner}; empty if someone already has (or had) it.
+     *
+     * <p>The slot is a key, taken exactly as given (millisecond precision): it is neither rounded nor checked against
+     * a grid, since a claim knows no period. An off-grid instant (say 03:00:07 for a minutely job) is a slot of its
+     * own: it does not fill the grid slot beside it (which {@link #missingSlots} still reports and another replica
+     * can still win) and {@code missingSlots} never reports it. Compute slots from the grid, e.g. with
+     * {@link #slotOf}.
+     */
     public Optional<SlotClaim> tryClaim(String job, Instant slot, String runner, Duration lease) {
         Args.name(job, "job");
         Args.slot(slot, "slot");
@@ -71,22 +86,16 @@ public final class SlotRuns {
         return won ? Optional.of(new SlotClaim(job, slot, runner, 1)) : Optional.empty();
     }
 
-    /** Takes over, for {@code runner}, every running slot of {@code job} whose lease expired. */
+    /**
+     * Takes over, for {@code runner}, running slots of {@code job} whose lease expired: at most
+     * {@link StoreConfig#sweepLimit()} per call, oldest slot first (call again while it returns a full list).
+     */
     public List<SlotClaim> sweep(String job, String runner, Duration lease) {
         Args.name(job, "job");
         Args.name(runner, "runner");
         long leaseMillis = Args.leaseMillis(lease);
-        return context.jdbc().inTransaction("sweeping expired slots of '" + job + "'", tx -> {
-            SqlDialect sql = context.sql();
-            String table = sql.tables.slotRuns();
-            String expired = "job = ? AND status = '" + RUNNING + "' AND lease_until < " + sql.now();
-            String takeOver = sql.returning("UPDATE " + table + " SET runner = ?, lease_until = "
-                    + sql.nowPlusMillis() + ", fence = fence + 1 WHERE " + expired + " AND (job, slot) IN (SELECT job,"
-                    + " slot FROM " + table + " WHERE " + expired + " FOR UPDATE SKIP LOCKED)",
-                    "job, slot, runner, fence");
-            return Jdbc.query(tx, takeOver, row -> new SlotClaim(row.getString("job"), Jdbc.instant(row, "slot"),
-                    row.getString("runner"), row.getLong("fence")), runner, leaseMillis, job, job);
-        });
+        return context.jdbc().inTransaction("sweeping expired slots of '" + job + "'", tx ->
+                context.sql().sweepSlots(tx, job, runner, leaseMillis, config.sweepLimit()));
     }
 
     /**
@@ -116,10 +125,7 @@ public final class SlotRuns {
             throw new IllegalArgumentException("[" + from + ", " + to + ") holds " + slots + " slots of " + period
                     + "; scan at most " + MAX_SLOTS_PER_SCAN + " at a time");
         }
-        Set<Instant> claimed = new HashSet<>(context.jdbc().withConnection("scanning slots of '" + job + "'",
-                connection -> Jdbc.query(connection, "SELECT slot FROM " + context.sql().tables.slotRuns()
-                        + " WHERE job = ? AND slot >= ? AND slot < ?", row -> Jdbc.instant(row, "slot"), job, from,
-                        to)));
+        Set<Instant> claimed = claimedIn(job, from, to);
         List<Instant> missing = new ArrayList<>();
         for (long at = from.toEpochMilli(); at < to.toEpochMilli(); at += step) {
             Instant slot = Instant.ofEpochMilli(at);
@@ -128,6 +134,79 @@ public final class SlotRuns {
             }
         }
         return missing;
+    }
+
+    /**
+     * The slots in {@code [from, to)} on the wall-clock grid of {@code period} in {@code zone} that were never
+     * claimed, oldest first: {@code 00:00, 00:00 + period, ...} of every local day, so a daily job's slots are the
+     * local midnights (23 or 25 hours apart around a daylight-saving change) and an hourly job in +05:30 has its slots
+     * at half past the UTC hour. A wall-clock time skipped when clocks go forward moves forward by the gap; one that
+     * happens twice when they go back is one slot, at its earlier instant. {@code from} and {@code to} need not be
+     * on the grid. With {@code ZoneOffset.UTC} the grid is that of {@link #missingSlots(String, Instant, Instant,
+     * Duration)} for the same period.
+     *
+     * @throws IllegalArgumentException if the period is under a minute or does not divide a day, {@code from} is
+     *                                  after {@code to}, or the range holds more than {@link #MAX_SLOTS_PER_SCAN}
+     */
+    public List<Instant> missingSlots(String job, Instant from, Instant to, Duration period, ZoneId zone) {
+        Args.name(job, "job");
+        Args.slot(from, "from");
+        Args.slot(to, "to");
+        Args.notNull(zone, "zone");
+        long step = SlotGrid.periodMillis(period);
+        if (from.isAfter(to)) {
+            throw new IllegalArgumentException("from (" + from + ") must not be after to (" + to + ")");
+        }
+        if ((to.toEpochMilli() - from.toEpochMilli()) / step > MAX_SLOTS_PER_SCAN) {
+            throw new IllegalArgumentException("[" + from + ", " + to + ") holds more than " + MAX_SLOTS_PER_SCAN
+                    + " slots of " + period + "; scan at most " + MAX_SLOTS_PER_SCAN + " at a time");
+        }
+        Set<Instant> claimed = claimedIn(job, from, to);
+        List<Instant> missing = new ArrayList<>();
+        for (Instant slot : SlotGrid.slots(from, to, step, zone)) {
+            if (!claimed.contains(slot)) {
+                missing.add(slot);
+            }
+        }
+        return missing;
+    }
+
+    /**
+     * The slot of the grid of {@code period} in {@code zone} (see {@link #missingSlots(String, Instant, Instant,
+     * Duration, ZoneId)}) that {@code at} falls in: the latest slot at or before it. Use it to turn "now" into the
+     * slot to {@link #tryClaim}.
+     */
+    public static Instant slotOf(Instant at, Duration period, ZoneId zone) {
+        Args.notNull(at, "at");
+        Args.notNull(zone, "zone");
+        return SlotGrid.slotOf(at, SlotGrid.periodMillis(period), zone);
+    }
+
+    /**
+     * Deletes done slot runs whose slot is more than {@code olderThan} before now (database clock), in chunks of
+     * {@link StoreConfig#purgeChunk()} rows, each its own short transaction. Running slots are never touched.
+     *
+     * <p>IMPORTANT: a purged slot is a slot never claimed again: {@link #missingSlots} reports it and
+     * {@link #tryClaim} wins it. Keep {@code olderThan} longer than any range you catch up on.
+     *
+     * @return how many slot runs were deleted
+     */
+    public long purge(Duration olderThan) {
+        Args.olderThan(olderThan);
+        String operation = "purging slot runs older than " + olderThan;
+        Instant cutoff = Retention.cutoff(context, operation, olderThan);
+        String table = context.sql().tables.slotRuns();
+        int chunk = config.purgeChunk();
+        return Retention.inChunks(context, operation, "DELETE FROM " + table + " WHERE (job, slot) IN (SELECT job,"
+                + " slot FROM " + table + " WHERE status = '" + DONE + "' AND slot < ? ORDER BY slot FETCH FIRST "
+                + chunk + " ROWS ONLY)", chunk, cutoff);
+    }
+
+    private Set<Instant> claimedIn(String job, Instant from, Instant to) {
+        return new HashSet<>(context.jdbc().withConnection("scanning slots of '" + job + "'",
+                connection -> Jdbc.query(connection, "SELECT slot FROM " + context.sql().tables.slotRuns()
+                        + " WHERE job = ? AND slot >= ? AND slot < ?", row -> Jdbc.instant(row, "slot"), job, from,
+                        to)));
     }
 
     /** Extends the lease from now (database clock) if {@code claim} is still current; false if it was swept. */

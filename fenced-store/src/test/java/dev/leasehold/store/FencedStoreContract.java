@@ -512,7 +512,7 @@ abstract class FencedStoreContract {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("period");
         assertThatThrownBy(() -> slots.missingSlots("job", slot, slot.plus(Duration.ofDays(365)), Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most");
-        assertThatThrownBy(() -> new StoreConfig("x; DROP TABLE t; --", null))
+        assertThatThrownBy(() -> StoreConfig.defaults().withTablePrefix("x; DROP TABLE t; --"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tablePrefix");
 
         assertThat(notes()).isEmpty();

@@ -50,6 +50,11 @@ class BenchTest {
             assertThat(table).as(table).containsPattern("\\| claims \\| BatchClaims, SKIP LOCKED \\(PostgreSQL [^|]*, "
                     + workers + " workers\\)");
         }
+        for (String db : List.of("H2 ", "PostgreSQL ")) {
+            assertThat(table).as(table).contains("| claim-backlog | claimNext, empty queue (" + db);
+            assertThat(table).as(table).containsPattern("\\| claim-backlog \\| claimNext behind [0-9,]+ pending \\+ "
+                    + "[0-9,]+ done \\(" + db + "[^|]*\\| \\d+ \\|[^\\n]*\\| \\d+\\.\\d+ \\| (met|MISSED): <= 2 \\|");
+        }
         assertThat(table).as("every comparison carries a ratio and a goal").containsPattern("\\| \\d+\\.\\d+ \\| (met|MISSED): ");
     }
 

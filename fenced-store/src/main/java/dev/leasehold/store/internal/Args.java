@@ -58,4 +58,20 @@ public final class Args {
         }
         return slot;
     }
+
+    /** Retention ages are at most this long (longer is surely a unit mistake). */
+    public static final Duration MAX_AGE = Duration.ofDays(36_500);
+
+    /** An age for retention: zero or positive, whole milliseconds, at most {@link #MAX_AGE}. */
+    public static Duration olderThan(Duration olderThan) {
+        notNull(olderThan, "olderThan");
+        if (olderThan.isNegative() || olderThan.compareTo(MAX_AGE) > 0) {
+            throw new IllegalArgumentException("olderThan must be zero or positive and at most " + MAX_AGE + ", was "
+                    + olderThan);
+        }
+        if (olderThan.toNanos() % 1_000_000 != 0) {
+            throw new IllegalArgumentException("olderThan must be whole milliseconds, was " + olderThan);
+        }
+        return olderThan;
+    }
 }

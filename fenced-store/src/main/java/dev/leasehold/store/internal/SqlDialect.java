@@ -2,15 +2,19 @@ package dev.leasehold.store.internal;
 
 import dev.leasehold.store.BatchClaim;
 import dev.leasehold.store.Database;
+import dev.leasehold.store.SlotClaim;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * Every SQL difference between the databases lives here. Everything else is standard SQL with bound parameters.
- * Table names come from a validated prefix, never from callers' values.
+ * Every SQL difference between the databases lives here and in the two subclasses ({@link PostgresDialect},
+ * {@link H2Dialect}), the schema's numbered migrations included. Everything else
+ * is standard SQL with bound parameters. Table names come from a validated prefix, never from callers' values.
+ * Immutable and thread-safe.
  */
 public abstract class SqlDialect {
 
@@ -25,8 +29,8 @@ public abstract class SqlDialect {
 
     public static SqlDialect of(Database database, Tables tables) {
         return switch (database) {
-            case POSTGRESQL -> new Postgres(tables);
-            case H2 -> new H2(tables);
+            case POSTGRESQL -> new PostgresDialect(tables);
+            case H2 -> new H2Dialect(tables);
         };
     }
 
@@ -50,22 +54,63 @@ public abstract class SqlDialect {
     /** Statements that serialize concurrent schema installs, run first in the install transaction. */
     public abstract List<String> installLock();
 
+    /** Whether {@code e} says a table (or view) does not exist. */
+    public abstract boolean undefinedTable(SQLException e);
+
     /**
-     * Claims the oldest claimable batch (pending, or processing with an expired lease) for {@code owner}, inside the
-     * caller's transaction: status processing, the lease from the database clock, {@code fence = fence + 1}.
+     * Claims a batch for {@code owner}, inside the caller's transaction (or as one auto-committed statement, see
+     * {@link #claimsInOneStatement}): first a batch whose lease expired, longest expired first, then the oldest
+     * pending one. Status processing, the lease from the database clock, {@code fence = fence + 1},
+     * {@code attempts = attempts + 1}. An expired batch that already had {@code maxAttempts} attempts is marked
+     * {@code failed} instead. Each step is a range of one index (never a scan or sort of the table), so a claim
+     * costs the same with an empty queue as behind a long backlog.
      */
-    public abstract Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis) throws SQLException;
+    public abstract Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
+            throws SQLException;
 
     /** Whether {@link #claimBatch} is one statement (then it needs no transaction of its own). */
     public abstract boolean claimsInOneStatement();
 
-    final String claimable() {
-        return "(status = 'pending' OR (status = 'processing' AND lease_until < " + now() + "))";
+    /**
+     * Takes over, for {@code runner}, at most {@code limit} running slots of {@code job} whose lease expired, oldest
+     * slot first, skipping slots other sweepers hold: {@code fence = fence + 1}, a new lease from the database clock.
+     */
+    public abstract List<SlotClaim> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)
+            throws SQLException;
+
+    /** The running slots of {@code job} (a parameter) whose lease ended. */
+    final String expiredSlots() {
+        return "job = ? AND status = 'running' AND lease_until < " + now();
     }
 
-    final String claimUpdate(String which) {
-        return returning("UPDATE " + tables.batches() + " SET status = 'processing', owner = ?, lease_until = "
-                + nowPlusMillis() + ", fence = fence + 1 WHERE id = " + which, "id, owner, fence, payload");
+    final String sweepSet() {
+        return "UPDATE " + tables.slotRuns() + " SET runner = ?, lease_until = " + nowPlusMillis()
+                + ", fence = fence + 1";
+    }
+
+    static SlotClaim slotRow(ResultSet row) throws SQLException {
+        return new SlotClaim(row.getString("job"), Jdbc.instant(row, "slot"), row.getString("runner"),
+                row.getLong("fence"));
+    }
+
+    /** A processing batch whose lease ended (database clock). */
+    final String expired() {
+        return "status = 'processing' AND lease_until < " + now();
+    }
+
+    /** Sets a locked claimable row to processing for a new claimer; parameters: owner, lease millis. */
+    final String claimSet() {
+        return "UPDATE " + tables.batches() + " SET status = 'processing', owner = ?, lease_until = " + nowPlusMillis()
+                + ", fence = fence + 1, attempts = attempts + 1";
+    }
+
+    /** What a claim returns, for {@link #claimRow}. */
+    static final String CLAIM_COLUMNS = "id, owner, fence, payload, attempts, lease_until";
+
+    /** Marks expired batches that used up their attempts as failed; the condition follows (a WHERE clause). */
+    final String exhaust() {
+        return "UPDATE " + tables.batches() + " SET status = 'failed', lease_until = NULL, finished_at = " + now()
+                + ", error = 'the lease of attempt ' || attempts || ' ended before it finished; no attempts left'";
     }
 
     static Optional<BatchClaim> single(List<BatchClaim> claimed) {
@@ -77,19 +122,46 @@ public abstract class SqlDialect {
 
     static BatchClaim claimRow(ResultSet row) throws SQLException {
         return new BatchClaim(row.getString("id"), row.getString("owner"), row.getLong("fence"),
-                row.getString("payload"));
+                row.getString("payload"), row.getInt("attempts"), Jdbc.instant(row, "lease_until"));
     }
 
     /** Column types. */
     public abstract String textType();
 
-    public final List<String> ddl() {
-        String ts = "TIMESTAMP WITH TIME ZONE";
+    /** The schema version table, created before any migration (it records them). */
+    public final String versionTable() {
+        return "CREATE TABLE IF NOT EXISTS " + tables.schemaVersion() + " ("
+                + " version INTEGER NOT NULL PRIMARY KEY,"
+                + " description VARCHAR(200) NOT NULL,"
+                + " installed_at " + TS + " NOT NULL)";
+    }
+
+    /** Records {@code migration} as applied; parameters: version, description. */
+    public final String recordVersion() {
+        return "INSERT INTO " + tables.schemaVersion() + " (version, description, installed_at) VALUES (?, ?, "
+                + now() + ")";
+    }
+
+    /**
+     * Every migration, oldest first; the last one's version is the schema version this code needs. Append a new
+     * step at the end with the next number; never change a step that was released.
+     */
+    public final List<Migration> migrations() {
+        return List.of(
+                new Migration(1, "fence marks, rebase audit, batches, slot runs", v1()),
+                new Migration(2, "batch attempts and failures; index-friendly claims; retention indexes", v2()),
+                new Migration(3, "the fenced outbox", v3()));
+    }
+
+    private static final String TS = "TIMESTAMP WITH TIME ZONE";
+
+    /** The tables as the first release created them (so a database from before schema versions is at v1 already). */
+    private List<String> v1() {
         return List.of(
                 "CREATE TABLE IF NOT EXISTS " + tables.fence() + " ("
                         + " resource VARCHAR(200) NOT NULL PRIMARY KEY,"
                         + " token BIGINT NOT NULL,"
-                        + " updated_at " + ts + " NOT NULL)",
+                        + " updated_at " + TS + " NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS " + tables.fenceRebase() + " ("
                         + " id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
                         + " resource VARCHAR(200) NOT NULL,"
@@ -97,41 +169,49 @@ public abstract class SqlDialect {
                         + " new_token BIGINT NOT NULL,"
                         + " operator VARCHAR(200) NOT NULL,"
                         + " reason VARCHAR(1000) NOT NULL,"
-                        + " rebased_at " + ts + " NOT NULL)",
+                        + " rebased_at " + TS + " NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS " + tables.batches() + " ("
                         + " id VARCHAR(200) NOT NULL PRIMARY KEY,"
                         + " seq BIGINT GENERATED ALWAYS AS IDENTITY,"
                         + " payload " + textType() + " NOT NULL,"
                         + " status VARCHAR(16) NOT NULL,"
                         + " owner VARCHAR(200),"
-                        + " lease_until " + ts + ","
+                        + " lease_until " + TS + ","
                         + " fence BIGINT NOT NULL,"
                         + " result " + textType() + ","
-                        + " enqueued_at " + ts + " NOT NULL,"
-                        + " finished_at " + ts + ")",
+                        + " enqueued_at " + TS + " NOT NULL,"
+                        + " finished_at " + TS + ")",
                 "CREATE INDEX IF NOT EXISTS " + tables.batches() + "_claimable ON " + tables.batches()
                         + " (status, seq)",
                 "CREATE TABLE IF NOT EXISTS " + tables.slotRuns() + " ("
                         + " job VARCHAR(200) NOT NULL,"
-                        + " slot " + ts + " NOT NULL,"
+                        + " slot " + TS + " NOT NULL,"
                         + " runner VARCHAR(200) NOT NULL,"
                         + " status VARCHAR(16) NOT NULL,"
-                        + " lease_until " + ts + " NOT NULL,"
+                        + " lease_until " + TS + " NOT NULL,"
                         + " fence BIGINT NOT NULL,"
                         + " result " + textType() + ","
-                        + " claimed_at " + ts + " NOT NULL,"
-                        + " completed_at " + ts + ","
+                        + " claimed_at " + TS + " NOT NULL,"
+                        + " completed_at " + TS + ","
                         + " PRIMARY KEY (job, slot))",
                 "CREATE INDEX IF NOT EXISTS " + tables.slotRuns() + "_running ON " + tables.slotRuns()
                         + " (job, status, lease_until)");
     }
 
-    /**
-     * The outbox's table and indexes ({@link dev.leasehold.store.Outbox}). Kept apart from {@link #ddl()} so it can
-     * move into a numbered migration as one piece.
-     */
-    public final List<String> outboxDdl() {
-        String ts = "TIMESTAMP WITH TIME ZONE";
+    /** Attempts and errors on batches (a claimed batch of v1 had {@code fence} claims), then the indexes. */
+    private List<String> v2() {
+        List<String> statements = new ArrayList<>(List.of(
+                "ALTER TABLE " + tables.batches() + " ADD COLUMN IF NOT EXISTS attempts INTEGER DEFAULT 0 NOT NULL",
+                "ALTER TABLE " + tables.batches() + " ADD COLUMN IF NOT EXISTS error " + textType(),
+                "UPDATE " + tables.batches() + " SET attempts = fence WHERE attempts < fence",
+                "CREATE INDEX IF NOT EXISTS " + tables.slotRuns() + "_done ON " + tables.slotRuns()
+                        + " (status, slot)"));
+        statements.addAll(batchIndexes());
+        return statements;
+    }
+
+    /** The outbox's table and indexes ({@link dev.leasehold.store.Outbox}). */
+    private List<String> v3() {
         return List.of(
                 "CREATE TABLE IF NOT EXISTS " + tables.outbox() + " ("
                         + " idem_key VARCHAR(200) NOT NULL PRIMARY KEY,"
@@ -144,162 +224,29 @@ public abstract class SqlDialect {
                         + " status VARCHAR(16) NOT NULL,"
                         + " attempts INTEGER NOT NULL,"
                         + " owner VARCHAR(200),"
-                        + " lease_until " + ts + ","
+                        + " lease_until " + TS + ","
                         + " fence BIGINT NOT NULL,"
-                        + " next_attempt_at " + ts + " NOT NULL,"
+                        + " next_attempt_at " + TS + " NOT NULL,"
                         + " last_error " + textType() + ","
-                        + " recorded_at " + ts + " NOT NULL,"
-                        + " delivered_at " + ts + ")",
+                        + " recorded_at " + TS + " NOT NULL,"
+                        + " delivered_at " + TS + ")",
                 "CREATE INDEX IF NOT EXISTS " + tables.outbox() + "_due ON " + tables.outbox() + " (status, seq)",
                 "CREATE INDEX IF NOT EXISTS " + tables.outbox() + "_destination ON " + tables.outbox()
                         + " (destination, seq)");
     }
 
-    static final class Postgres extends SqlDialect {
-        Postgres(Tables tables) {
-            super(tables);
-        }
-
-        @Override
-        public Database database() {
-            return Database.POSTGRESQL;
-        }
-
-        @Override
-        public String now() {
-            return "now()";
-        }
-
-        @Override
-        public String nowPlusMillis() {
-            return "(now() + CAST(? AS BIGINT) * INTERVAL '1 millisecond')";
-        }
-
-        @Override
-        public String insertIfAbsent(String insert, String keyColumns) {
-            return insert + " ON CONFLICT (" + keyColumns + ") DO NOTHING";
-        }
-
-        @Override
-        public boolean lostInsertRace(SQLException e) {
-            return false; // ON CONFLICT DO NOTHING never throws for the key (and an error would abort the transaction)
-        }
-
-        @Override
-        public String returning(String update, String columns) {
-            return update + " RETURNING " + columns;
-        }
-
-        @Override
-        public List<String> installLock() {
-            return List.of("SELECT pg_advisory_xact_lock(7208813359246129466)");
-        }
-
-        @Override
-        public String textType() {
-            return "TEXT";
-        }
-
-        @Override
-        public boolean claimsInOneStatement() {
-            return true;
-        }
-
-        /** One statement: the subquery locks the first claimable row it finds that nobody else holds. */
-        @Override
-        public Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis) throws SQLException {
-            return single(Jdbc.query(tx, claimUpdate("(SELECT id FROM " + tables.batches() + " WHERE " + claimable()
-                    + " ORDER BY seq FETCH FIRST 1 ROW ONLY FOR UPDATE SKIP LOCKED)"), SqlDialect::claimRow, owner,
-                    leaseMillis));
-        }
+    /** Every table of the current version and the columns the store reads and writes in it (for verify). */
+    public final java.util.Map<String, String> columnsInUse() {
+        return java.util.Map.of(
+                tables.fence(), "resource, token, updated_at",
+                tables.fenceRebase(), "id, resource, old_token, new_token, operator, reason, rebased_at",
+                tables.batches(), "id, seq, payload, status, owner, lease_until, fence, result, enqueued_at,"
+                        + " finished_at, attempts, error",
+                tables.slotRuns(), "job, slot, runner, status, lease_until, fence, result, claimed_at, completed_at",
+                tables.outbox(), "idem_key, seq, destination, payload, in_order, resource, token, status, attempts,"
+                        + " owner, lease_until, fence, next_attempt_at, last_error, recorded_at, delivered_at");
     }
 
-    static final class H2 extends SqlDialect {
-        H2(Tables tables) {
-            super(tables);
-        }
-
-        @Override
-        public Database database() {
-            return Database.H2;
-        }
-
-        @Override
-        public String now() {
-            return "CURRENT_TIMESTAMP";
-        }
-
-        @Override
-        public String nowPlusMillis() {
-            return "DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP)";
-        }
-
-        @Override
-        public String insertIfAbsent(String insert, String keyColumns) {
-            return insert; // a duplicate key throws 23505, which lostInsertRace turns into 0 rows
-        }
-
-        @Override
-        public boolean lostInsertRace(SQLException e) {
-            return UNIQUE_VIOLATION.equals(e.getSQLState());
-        }
-
-        @Override
-        public String returning(String update, String columns) {
-            return "SELECT " + columns + " FROM FINAL TABLE (" + update + ")";
-        }
-
-        @Override
-        public List<String> installLock() {
-            return List.of();
-        }
-
-        @Override
-        public String textType() {
-            return "CHARACTER VARYING";
-        }
-
-        @Override
-        public boolean claimsInOneStatement() {
-            return false;
-        }
-
-        private record Candidate(String id, long seq) {}
-
-        /** Candidates read unlocked, oldest first, in pages of this many. */
-        private static final int PAGE = 16;
-
-        /**
-         * H2 locks every row a FOR UPDATE query reads, before applying FETCH FIRST and even when the row then fails
-         * the WHERE: one locking query for the oldest row would lock them all and make finishers wait. So candidates
-         * are read without locks, then locked one at a time by primary key with SKIP LOCKED; a candidate that is no
-         * longer claimable (another claimer took it meanwhile) is released at once with a rollback, so its owner's
-         * finish does not wait behind us. Still no claimer waits on another.
-         */
-        @Override
-        public Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis) throws SQLException {
-            long after = Long.MIN_VALUE;
-            while (true) {
-                List<Candidate> page = Jdbc.query(tx, "SELECT id, seq FROM " + tables.batches() + " WHERE "
-                        + claimable() + " AND seq > ? ORDER BY seq FETCH FIRST " + PAGE + " ROWS ONLY",
-                        row -> new Candidate(row.getString("id"), row.getLong("seq")), after);
-                for (Candidate candidate : page) {
-                    List<Boolean> locked = Jdbc.query(tx, "SELECT " + claimable() + " AS claimable FROM "
-                            + tables.batches() + " WHERE id = ? FOR UPDATE SKIP LOCKED", row -> row.getBoolean(1),
-                            candidate.id());
-                    if (!locked.isEmpty() && locked.get(0)) {
-                        return single(Jdbc.query(tx, claimUpdate("?"), SqlDialect::claimRow, owner, leaseMillis,
-                                candidate.id()));
-                    }
-                    if (!locked.isEmpty()) {
-                        tx.rollback(); // we locked a row another claimer just took: let go of it at once
-                    }
-                }
-                if (page.size() < PAGE) {
-                    return Optional.empty();
-                }
-                after = page.get(page.size() - 1).seq();
-            }
-        }
-    }
+    /** The indexes {@link #claimBatch} and the purge of finished batches read, per database. */
+    abstract List<String> batchIndexes();
 }

@@ -22,4 +22,9 @@ public record Tables(String prefix) {
     public String outbox() {
         return prefix + "outbox";
     }
+
+    /** One row per applied migration: the schema's version is the highest. */
+    public String schemaVersion() {
+        return prefix + "schema_version";
+    }
 }

@@ -24,7 +24,8 @@ import org.h2.jdbcx.JdbcDataSource;
  */
 public final class Bench {
 
-    public static final List<String> NAMES = List.of("handoff", "failover", "herd", "fenced-write", "claims", "slots");
+    public static final List<String> NAMES = List.of("handoff", "failover", "herd", "fenced-write", "claims", "slots",
+            "claim-backlog");
 
     private final PrintStream out;
 
@@ -76,6 +77,9 @@ public final class Bench {
                         for (DatabaseBench.Db db : dbs) {
                             if (name.equals("fenced-write")) {
                                 rows.addAll(bench.fencedWrite(db));
+                            } else if (name.equals("claim-backlog")) {
+                                rows.addAll(new ClaimBacklogBench(quick, "lhc" + Long.toString(System.nanoTime()
+                                        % 1_000_000, 36) + "_").run(db));
                             } else if (db.postgres()) {
                                 rows.addAll(name.equals("claims") ? bench.claims(db) : bench.slots(db));
                             }

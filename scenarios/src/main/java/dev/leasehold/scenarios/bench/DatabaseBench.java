@@ -201,7 +201,7 @@ final class DatabaseBench {
             p.setLong(2, Duration.ofMinutes(5).toMillis());
             try (ResultSet rs = p.executeQuery()) {
                 return rs.next() ? Optional.of(new BatchClaim(rs.getString("id"), rs.getString("owner"),
-                        rs.getLong("fence"), rs.getString("payload"))) : Optional.empty();
+                        rs.getLong("fence"), rs.getString("payload"), 1, null)) : Optional.empty();
             }
         }
     }

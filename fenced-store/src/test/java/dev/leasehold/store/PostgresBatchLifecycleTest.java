@@ -1,0 +1,17 @@
+package dev.leasehold.store;
+
+import javax.sql.DataSource;
+
+/** Batch attempts, failures and stats on PostgreSQL 17. */
+class PostgresBatchLifecycleTest extends BatchLifecycleContract {
+
+    private static DataSource database;
+
+    @Override
+    protected DataSource dataSource() {
+        if (database == null) {
+            database = SharedPostgres.freshDatabase("batch_lifecycle");
+        }
+        return database;
+    }
+}

@@ -1,0 +1,17 @@
+package dev.leasehold.store;
+
+import javax.sql.DataSource;
+
+/** Retention on PostgreSQL 17. */
+class PostgresRetentionTest extends RetentionContract {
+
+    private static DataSource database;
+
+    @Override
+    protected DataSource dataSource() {
+        if (database == null) {
+            database = SharedPostgres.freshDatabase("retention");
+        }
+        return database;
+    }
+}

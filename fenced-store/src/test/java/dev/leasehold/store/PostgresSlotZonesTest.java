@@ -1,0 +1,17 @@
+package dev.leasehold.store;
+
+import javax.sql.DataSource;
+
+/** Slots in time zones on PostgreSQL 17. */
+class PostgresSlotZonesTest extends SlotZonesContract {
+
+    private static DataSource database;
+
+    @Override
+    protected DataSource dataSource() {
+        if (database == null) {
+            database = SharedPostgres.freshDatabase("slot_zones");
+        }
+        return database;
+    }
+}

@@ -1,0 +1,117 @@
+package dev.leasehold.store;
+
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * Records every statement the store prepares, with the parameters bound to it, so a test can ask the database how
+ * it would run exactly those statements (EXPLAIN) without knowing how the store builds them.
+ */
+final class RecordingDataSource implements DataSource {
+
+    /** A prepared statement and its parameters, by position (1-based). */
+    record Recorded(String sql, Map<Integer, Object> params) {
+        List<Object> paramList() {
+            return new ArrayList<>(params.values());
+        }
+    }
+
+    private final DataSource target;
+    private final List<Recorded> recorded = new CopyOnWriteArrayList<>();
+
+    RecordingDataSource(DataSource target) {
+        this.target = target;
+    }
+
+    List<Recorded> recorded() {
+        return List.copyOf(recorded);
+    }
+
+    void clear() {
+        recorded.clear();
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+        Connection real = target.getConnection();
+        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                (proxy, method, args) -> {
+                    Object result = invoke(real, method, args);
+                    if (method.getName().equals("prepareStatement") && result instanceof PreparedStatement ps) {
+                        return recording(ps, (String) args[0]);
+                    }
+                    return result;
+                });
+    }
+
+    private PreparedStatement recording(PreparedStatement real, String sql) {
+        Map<Integer, Object> params = new TreeMap<>();
+        recorded.add(new Recorded(sql, params));
+        return (PreparedStatement) Proxy.newProxyInstance(PreparedStatement.class.getClassLoader(),
+                new Class<?>[] {PreparedStatement.class}, (proxy, method, args) -> {
+                    if (method.getName().startsWith("set") && args != null && args.length >= 2
+                            && args[0] instanceof Integer index) {
+                        params.put(index, args[1]);
+                    }
+                    return invoke(real, method, args);
+                });
+    }
+
+    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    @Override
+    public Connection getConnection(String username, String password) throws SQLException {
+        throw new SQLFeatureNotSupportedException();
+    }
+
+    @Override
+    public PrintWriter getLogWriter() {
+        return null;
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) {
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) {
+    }
+
+    @Override
+    public int getLoginTimeout() {
+        return 0;
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        throw new SQLFeatureNotSupportedException();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        throw new SQLException("not a wrapper");
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) {
+        return false;
+    }
+}
