@@ -40,4 +40,12 @@ class H2TransactionOwnershipTest extends TransactionOwnershipContract {
             return rs.getInt(1);
         }
     }
+
+    @Override
+    protected long lockTimeoutMillis(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery("SELECT LOCK_TIMEOUT()")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
 }

@@ -1,5 +1,8 @@
 package dev.leasehold.store;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -7,6 +10,7 @@ import java.sql.Statement;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * The transaction-ownership contract on a real PostgreSQL 17. Connections at a given isolation come from the
@@ -52,5 +56,38 @@ class PostgresTransactionOwnershipTest extends TransactionOwnershipContract {
             rs.next();
             return rs.getInt(1);
         }
+    }
+
+    @Override
+    protected long lockTimeoutMillis(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+             ResultSet rs = s.executeQuery("SELECT setting FROM pg_settings WHERE name = 'lock_timeout'")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /**
+     * A commit that fails (here a deferred unique constraint, checked at commit) is reported as an unknown outcome,
+     * not as a rollback: in general (a connection lost during COMMIT) the store cannot know.
+     */
+    @Test
+    void aFailedCommitIsReportedAsAnUnknownOutcomeNotAsARollback() throws SQLException {
+        try (Connection c = database.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS tx_deferred");
+            s.execute("CREATE TABLE tx_deferred (id INT, CONSTRAINT tx_deferred_once UNIQUE (id)"
+                    + " DEFERRABLE INITIALLY DEFERRED)");
+        }
+        FenceGate gate = new FenceGate(database);
+        assertThatThrownBy(() -> gate.write("r", 1, tx -> {
+            try (Statement s = tx.createStatement()) {
+                s.execute("INSERT INTO tx_deferred VALUES (1), (1)");
+            }
+        })).isInstanceOfSatisfying(CommitOutcomeUnknownException.class, e -> {
+            assertThat(e.retryable()).isFalse();
+            assertThat(e).hasMessageContaining("fenced write to 'r' with token 1: the commit failed, so the outcome is"
+                    + " unknown");
+            assertThat(e.sqlException().getSQLState()).isEqualTo("23505");
+        });
     }
 }

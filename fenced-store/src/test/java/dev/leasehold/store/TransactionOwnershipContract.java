@@ -72,8 +72,15 @@ abstract class TransactionOwnershipContract {
         }
     }
 
+    /** Every pool at every isolation: for the reproductions of the defects. */
     static Stream<Setup> setups() {
         return Stream.of(Pool.values()).flatMap(pool -> Stream.of(Isolation.values()).map(i -> new Setup(pool, i)));
+    }
+
+    /** Two of them, for the features that do not depend on the isolation the pool hands out. */
+    static Stream<Setup> fewSetups() {
+        return Stream.of(new Setup(Pool.PLAIN, Isolation.READ_COMMITTED),
+                new Setup(Pool.HIKARI, Isolation.REPEATABLE_READ));
     }
 
     /** The database at its defaults (READ COMMITTED), for setting up and checking. */
@@ -242,7 +249,7 @@ abstract class TransactionOwnershipContract {
 
     /** Rolling back to a savepoint is the work's own business, and allowed. */
     @ParameterizedTest(name = "{0}")
-    @MethodSource("setups")
+    @MethodSource("fewSetups")
     void theWorkMayRollBackToItsOwnSavepoint(Setup setup) throws SQLException {
         FenceGate gate = new FenceGate(dataSource(setup));
         gate.write("r", 1, tx -> {
@@ -459,6 +466,125 @@ abstract class TransactionOwnershipContract {
             }
             assertThat(winners).as("winners of slot %s", slot).isEqualTo(1);
         }
+    }
+
+    // ---- bounded waits (section 2) ----------------------------------------------------------------------------
+
+    /** How long a statement on {@code connection} waits for a lock, in milliseconds, as the database says. */
+    protected abstract long lockTimeoutMillis(Connection connection) throws SQLException;
+
+    /**
+     * A paused leader holds the mark inside its transaction; the new leader's advance waits at most the store's lock
+     * timeout, then fails with a retryable StoreException that says so; once the old transaction ends it passes.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fewSetups")
+    void aLockWaitLongerThanTheLockTimeoutIsARetryableStoreExceptionThatSaysSo(Setup setup) throws Exception {
+        DataSource ds = dataSource(setup);
+        FenceGate gate = new FenceGate(ds);
+        FenceGate impatient = new FenceGate(ds, StoreConfig.defaults().withLockTimeout(Duration.ofMillis(200)));
+        gate.advance("ledger", 1);
+        CountDownLatch pausedInside = new CountDownLatch(1);
+        CountDownLatch wake = new CountDownLatch(1);
+        Future<?> paused = threads(1).submit(() -> gate.write("ledger", 1, tx -> {
+            pausedInside.countDown();
+            await(wake); // the old leader's pause, inside its transaction
+        }));
+        assertThat(pausedInside.await(20, TimeUnit.SECONDS)).isTrue();
+
+        assertThatThrownBy(() -> impatient.advance("ledger", 2)).isInstanceOfSatisfying(StoreException.class, e -> {
+            assertThat(e.retryable()).isTrue();
+            assertThat(e).hasMessageContaining("advancing the fence of 'ledger' to 2 failed: a lock timeout");
+        });
+        wake.countDown();
+        paused.get(20, TimeUnit.SECONDS);
+        impatient.advance("ledger", 2);
+        assertThat(new FenceGate(database()).highestToken("ledger")).hasValue(2);
+    }
+
+    /** The store's settings last only as long as its transaction: the pool's connection comes back as it was. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fewSetups")
+    void theConnectionGoesBackWithItsOwnIsolationAndLockTimeout(Setup setup) throws SQLException {
+        DataSource ds = new CountingDataSource(dataSource(setup), 1);
+        long before;
+        try (Connection c = ds.getConnection()) {
+            before = lockTimeoutMillis(c);
+        }
+        assertThat(before).isNotEqualTo(StoreConfig.DEFAULT_LOCK_TIMEOUT.toMillis());
+        new FenceGate(ds).write("r", 1, tx -> insert(tx, "r", 1, "written"));
+        new BatchClaims(ds).enqueue("b", "p");
+        if (setup.pool() == Pool.HIKARI) {
+            try (Connection c = ds.getConnection()) { // the same physical connection: the pool holds one idle
+                assertThat(c.getTransactionIsolation()).isEqualTo(setup.isolation().jdbc);
+                assertThat(lockTimeoutMillis(c)).isEqualTo(before);
+            }
+        }
+        assertThat(notes()).containsExactly("written");
+    }
+
+    // ---- one statement with the check (section 3) -------------------------------------------------------------
+
+    private static final String INSERT = "INSERT INTO " + WRITES + " (resource, token, note) VALUES (?, ?, ?)";
+
+    /** FenceGate.update: kept with a current token (first use included), undone with a stale one. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fewSetups")
+    void aStatementThroughTheGateIsKeptWithACurrentTokenAndUndoneWithAStaleOne(Setup setup) throws SQLException {
+        FenceGate gate = new FenceGate(dataSource(setup));
+        assertThat(gate.update("s", 5, INSERT, "s", 5L, "first use")).isEqualTo(1);
+        assertThat(gate.update("s", 5, INSERT, "s", 5L, "equal token")).isEqualTo(1);
+        assertThat(gate.update("s", 6, "UPDATE " + WRITES + " SET token = ? WHERE resource = ?", 6L, "s"))
+                .isEqualTo(2);
+
+        assertThatThrownBy(() -> gate.update("s", 4, INSERT, "s", 4L, "stale"))
+                .isInstanceOfSatisfying(StaleTokenException.class, e -> {
+                    assertThat(e.offeredToken()).isEqualTo(4);
+                    assertThat(e.highestToken()).isEqualTo(6);
+                });
+        assertThat(notes()).containsExactly("first use", "equal token");
+        assertThat(new FenceGate(database()).highestToken("s")).hasValue(6);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fewSetups")
+    void aStatementThatIsNotOneWriteIsRefusedAndNothingIsKept(Setup setup) throws SQLException {
+        FenceGate gate = new FenceGate(dataSource(setup));
+        assertThatThrownBy(() -> gate.update("s", 1, "SELECT note FROM " + WRITES))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("returned rows");
+        assertThatThrownBy(() -> gate.update("s", 1, INSERT + "; DELETE FROM " + WRITES, "s", 1L, "x"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("without ';'");
+        assertThatThrownBy(() -> gate.update("s", 1, " ")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> gate.update("s", 1, INSERT, (Object[]) null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("params must not be null");
+        assertThatThrownBy(() -> gate.update("s", 1, "INSERT INTO no_such_table VALUES (?)", 1L))
+                .isInstanceOf(StoreException.class).hasMessageContaining("fenced statement on 's' with token 1");
+        assertThat(notes()).isEmpty();
+        assertThat(new FenceGate(database()).highestToken("s")).isEmpty();
+    }
+
+    /** The stale statement queued behind a newer writer is judged with the check after the newer one commits. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fewSetups")
+    void aStaleStatementQueuedBehindANewerWriterIsRejected(Setup setup) throws Exception {
+        FenceGate gate = new FenceGate(dataSource(setup));
+        gate.advance("ledger", 1);
+        CountDownLatch newerInside = new CountDownLatch(1);
+        CountDownLatch releaseNewer = new CountDownLatch(1);
+        ExecutorService pool = threads(2);
+        Future<?> newer = pool.submit(() -> gate.write("ledger", 10, tx -> {
+            insert(tx, "ledger", 10, "newer");
+            newerInside.countDown();
+            await(releaseNewer);
+        }));
+        assertThat(newerInside.await(20, TimeUnit.SECONDS)).isTrue();
+        Future<Integer> stale = pool.submit(() -> gate.update("ledger", 5, INSERT, "ledger", 5L, "stale"));
+        awaitWaiterOrDone(stale);
+        releaseNewer.countDown();
+
+        newer.get(20, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> stale.get(20, TimeUnit.SECONDS)).hasCauseInstanceOf(StaleTokenException.class);
+        assertThat(notes()).containsExactly("newer");
     }
 
     /** Waits until a session waits on a lock, or {@code task} finished (there is no event for a lock wait). */
