@@ -513,7 +513,11 @@ abstract class TransactionOwnershipContract {
         }
         assertThat(before).isNotEqualTo(StoreConfig.DEFAULT_LOCK_TIMEOUT.toMillis());
         new FenceGate(ds).write("r", 1, tx -> insert(tx, "r", 1, "written"));
-        new BatchClaims(ds).enqueue("b", "p");
+        BatchClaims batches = new BatchClaims(ds);
+        batches.enqueue("b", "p");
+        // a failed statement on its own (a duplicate key) leaves the connection usable, not in an aborted block
+        assertThatThrownBy(() -> batches.enqueue("b", "p")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(batches.claimNext("w", Duration.ofSeconds(30))).map(BatchClaim::batchId).contains("b");
         if (setup.pool() == Pool.HIKARI) {
             try (Connection c = ds.getConnection()) { // the same physical connection: the pool holds one idle
                 assertThat(c.getTransactionIsolation()).isEqualTo(setup.isolation().jdbc);

@@ -96,199 +96,15 @@ public final class Jdbc {
     private <T> T run(String operation, Body<?> store, Work<T> work, boolean eachOnItsOwn) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return once(operation, store, work, eachOnItsOwn);
-            } catch (Transient e) {
+                return Transaction.once(dataSource, onConnection, tx, operation, store, work, eachOnItsOwn);
+            } catch (Transaction.Transient e) {
                 if (attempt == ATTEMPTS) {
-                    throw failure(operation + " (tried " + ATTEMPTS + " times)", e.sql);
+                    throw new StoreException(operation + " (tried " + ATTEMPTS + " times)", e.sql);
                 }
                 // back off 1..2^attempt ms, jittered, so that colliding transactions do not collide again
                 LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(
                         ThreadLocalRandom.current().nextLong(1000, 1000L << attempt)));
             }
-        }
-    }
-
-    /** A serialization failure or deadlock of the store's own statements: rolled back, may run again. */
-    private static final class Transient extends Exception {
-        private static final long serialVersionUID = 1L;
-        final transient SQLException sql;
-
-        Transient(SQLException sql) {
-            super(null, null, false, false);
-            this.sql = sql;
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private <T> T once(String operation, Body<?> store, Work<T> work, boolean eachOnItsOwn) throws Transient {
-        Connection connection;
-        try {
-            connection = dataSource.getConnection();
-        } catch (SQLException e) {
-            throw failure(operation, e);
-        }
-        try {
-            TxDialect settings;
-            TxDialect.Restore restore;
-            boolean autoCommit;
-            try {
-                onConnection.accept(connection);
-                settings = tx.get();
-                restore = settings.enter(connection);
-                autoCommit = connection.getAutoCommit();
-                if (autoCommit && eachOnItsOwn) {
-                    return (T) eachOnItsOwn(operation, connection, settings, restore, store);
-                }
-                if (autoCommit) {
-                    connection.setAutoCommit(false);
-                }
-            } catch (SQLException e) {
-                throw failure(operation, e);
-            }
-            boolean over = false;
-            try {
-                Object stored;
-                Connection carrier = Prologue.once(connection, settings.prologue());
-                try {
-                    stored = store.apply(carrier);
-                    if (work != null) {
-                        Prologue.flush(carrier); // the work runs under the same settings
-                    }
-                } catch (SQLException e) {
-                    over = rollback(connection, e);
-                    if (SqlStates.of(e).retriedByTheStore() && over) {
-                        throw new Transient(e);
-                    }
-                    throw failure(operation, e);
-                } catch (Throwable t) {
-                    over = rollback(connection, t);
-                    throw t;
-                }
-                T result;
-                if (work == null) {
-                    result = (T) stored;
-                } else {
-                    GuardedConnection guarded = new GuardedConnection(connection);
-                    try {
-                        result = work.apply(guarded.connection());
-                    } catch (SQLException e) {
-                        over = rollback(connection, e);
-                        throw failure(operation, e);
-                    } catch (Throwable t) {
-                        over = rollback(connection, t);
-                        throw t; // unchanged, checked or not
-                    } finally {
-                        guarded.end();
-                    }
-                    if (guarded.refused() != null) {
-                        StoreException e = new StoreException(operation + " failed: the work called "
-                                + guarded.refused() + ", which the gate refused, and went on; nothing of the work was"
-                                + " kept (rolled back)");
-                        over = rollback(connection, e);
-                        throw e;
-                    }
-                }
-                try {
-                    connection.commit();
-                    over = true;
-                } catch (SQLException e) {
-                    over = rollback(connection, e);
-                    throw new CommitOutcomeUnknownException(operation, e);
-                }
-                return result;
-            } finally {
-                if (over) {
-                    restore(connection, autoCommit, restore);
-                } else {
-                    abort(connection); // still open and its state unknown: never let it be committed or reused
-                }
-            }
-        } finally {
-            close(connection);
-        }
-    }
-
-    /** Auto-commit: every store statement its own transaction, with the settings. */
-    private static Object eachOnItsOwn(String operation, Connection connection, TxDialect settings,
-                                       TxDialect.Restore restore, Body<?> body) throws Transient {
-        boolean clean = false;
-        try {
-            Object result = body.apply(Prologue.each(connection, settings.statementBegin(), settings.statementEnd()));
-            clean = true;
-            return result;
-        } catch (SQLException e) {
-            if (SqlStates.of(e).retriedByTheStore() && endBlock(connection, settings, e)) {
-                clean = true;
-                throw new Transient(e);
-            }
-            clean = endBlock(connection, settings, e);
-            throw failure(operation, e);
-        } catch (Throwable t) {
-            clean = endBlock(connection, settings, t);
-            throw t;
-        } finally {
-            if (clean) {
-                restore(connection, false, restore);
-            } else {
-                abort(connection);
-            }
-        }
-    }
-
-    /** Ends the transaction block a failed statement left open (a ROLLBACK with none open is a warning only). */
-    private static boolean endBlock(Connection connection, TxDialect settings, Throwable failure) {
-        if (settings.statementEnd().isEmpty()) {
-            return true;
-        }
-        try (java.sql.Statement statement = connection.createStatement()) {
-            statement.execute("ROLLBACK");
-            return true;
-        } catch (SQLException e) {
-            failure.addSuppressed(e);
-            return false;
-        }
-    }
-
-    private static StoreException failure(String operation, SQLException e) {
-        return new StoreException(operation, e);
-    }
-
-    /** Rolls back; false (with the failure recorded on {@code failure}) if even that failed. */
-    private static boolean rollback(Connection connection, Throwable failure) {
-        try {
-            connection.rollback();
-            return true;
-        } catch (SQLException e) {
-            failure.addSuppressed(e);
-            return false;
-        }
-    }
-
-    /** Closes the physical connection at once: the database rolls back what is open; a pool discards it. */
-    private static void abort(Connection connection) {
-        try {
-            connection.abort(Runnable::run);
-        } catch (SQLException | RuntimeException ignored) {
-            // closing follows; a connection that cannot even be aborted is broken, which rolls back too
-        }
-    }
-
-    private static void restore(Connection connection, boolean autoCommit, TxDialect.Restore restore) {
-        try {
-            if (autoCommit) {
-                connection.setAutoCommit(true); // the transaction is over: nothing is committed by this
-            }
-            restore.run();
-        } catch (SQLException ignored) {
-            // the connection is closed next; a pool resets it
-        }
-    }
-
-    private static void close(Connection connection) {
-        try {
-            connection.close();
-        } catch (SQLException ignored) {
-            // nothing is open any more
         }
     }
 
@@ -310,6 +126,9 @@ public final class Jdbc {
                 throw new SQLException("expected an update count, got rows: " + sql);
             }
             return statement.getUpdateCount();
+        } catch (SQLException | RuntimeException e) {
+            Prologue.failed(connection);
+            throw e;
         }
     }
 
@@ -344,6 +163,9 @@ public final class Jdbc {
                         + String.join("; ", sqls));
             }
             return counts;
+        } catch (SQLException | RuntimeException e) {
+            Prologue.failed(connection);
+            throw e;
         }
     }
 
@@ -363,6 +185,9 @@ public final class Jdbc {
                 }
             }
             return rows;
+        } catch (SQLException | RuntimeException e) {
+            Prologue.failed(connection);
+            throw e;
         }
     }
 

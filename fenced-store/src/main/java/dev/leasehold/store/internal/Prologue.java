@@ -41,6 +41,9 @@ final class Prologue implements InvocationHandler {
 
         /** Sends pending settings on their own, if any. */
         void flush() throws SQLException;
+
+        /** A wrapped statement failed: ends the transaction block it left open (each mode only). */
+        void failed();
     }
 
     private final Connection target;
@@ -74,6 +77,17 @@ final class Prologue implements InvocationHandler {
         return connection instanceof Carrier carrier ? carrier.takeWrap() : Wrap.NONE;
     }
 
+    /**
+     * After a store statement on {@code connection} failed: in {@link #each} mode its transaction block is still open
+     * (the statements after the failed one, COMMIT included, were skipped), so it is rolled back here at once, even
+     * if the caller swallows the failure; a connection that cannot even do that is aborted.
+     */
+    static void failed(Connection connection) {
+        if (connection instanceof Carrier carrier) {
+            carrier.failed();
+        }
+    }
+
     static void flush(Connection connection) throws SQLException {
         if (connection instanceof Carrier carrier) {
             carrier.flush();
@@ -95,6 +109,12 @@ final class Prologue implements InvocationHandler {
                 sendPending();
                 return null;
             }
+            case "failed" -> {
+                if (each) {
+                    rollbackBlock();
+                }
+                return null;
+            }
             case "equals" -> {
                 return self == args[0];
             }
@@ -111,6 +131,18 @@ final class Prologue implements InvocationHandler {
             return method.invoke(target, args);
         } catch (InvocationTargetException e) {
             throw e.getCause();
+        }
+    }
+
+    private void rollbackBlock() {
+        try (Statement statement = target.createStatement()) {
+            statement.execute("ROLLBACK");
+        } catch (SQLException e) {
+            try {
+                target.abort(Runnable::run); // never hand a connection in an aborted block back to the pool
+            } catch (SQLException | RuntimeException ignored) {
+                // it is closed next anyway
+            }
         }
     }
 
