@@ -3,6 +3,7 @@ package dev.leasehold.store;
 import dev.leasehold.store.internal.Args;
 import dev.leasehold.store.internal.Jdbc;
 import dev.leasehold.store.internal.SqlDialect;
+import dev.leasehold.store.internal.SqlStates;
 import dev.leasehold.store.internal.StoreContext;
 import dev.leasehold.store.internal.TxDialect;
 import java.sql.Connection;
@@ -10,6 +11,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,10 +43,11 @@ import org.slf4j.LoggerFactory;
  * Serialization failures and deadlocks of the gate's own statements are retried a few times; of your work, never.
  *
  * <p>Cost over the same work in a plain transaction: one statement more. Through {@link #write}/{@link #call} it is
- * one round trip more (the check, then your statements, then the commit). {@link #update} sends the check and one
- * statement of yours together: on PostgreSQL in one round trip, as many as a plain one-statement transaction. Still
- * cheaper: carry the token in your own row ({@code UPDATE t SET ..., token = :t WHERE id = :id AND token <= :t}),
- * which costs nothing over a plain UPDATE, if every writer of those rows does the same.
+ * one round trip more (the check, then your statements, then the commit). {@link #update} sends the check, one
+ * statement of yours and the commit together: on PostgreSQL in ONE round trip, one fewer than a plain
+ * {@code BEGIN; statement; COMMIT} through JDBC. Cheapest of all: carry the token in your own row ({@code UPDATE t
+ * SET ..., token = :t WHERE id = :id AND token <= :t}), which costs nothing over a plain UPDATE, if every writer of
+ * those rows does the same.
  *
  * <p>"Fence first": a new leader should call {@link #advance} with its token before it reads state or acts, so the
  * old leader cannot commit between the new leader's read and its first write.
@@ -92,41 +95,74 @@ public final class FenceGate {
     }
 
     /**
-     * Runs ONE statement of yours ({@code INSERT}, {@code UPDATE}, {@code DELETE} or {@code MERGE}, with {@code ?}
-     * parameters bound from {@code params}) in one transaction with the token check, and returns its update count.
-     * On PostgreSQL the check and the statement travel in one round trip; they are still judged together: if the
-     * token is stale, the statement's effect is rolled back with the check and {@link StaleTokenException} is thrown.
-     * Parameters are bound with {@code setObject} ({@link java.time.Instant} as a UTC timestamp, null as SQL NULL).
+     * Runs ONE statement of yours, an {@code INSERT}, {@code UPDATE}, {@code DELETE} or {@code MERGE} with {@code ?}
+     * parameters bound from {@code params}, with the token check, atomically, and returns its update count. On
+     * PostgreSQL the check, the statement and the commit travel in ONE round trip (one fewer than a plain
+     * {@code BEGIN; statement; COMMIT} through JDBC): the check is written to fail when the token is refused, which
+     * aborts the transaction before your statement runs. Elsewhere it is {@link #call} with your statement as the
+     * work. Parameters are bound with {@code setObject} ({@link java.time.Instant} as a UTC timestamp, null as NULL).
      *
-     * @throws IllegalArgumentException if {@code sql} is blank or holds a {@code ;}, or (rolled back) returned rows
-     * @throws StaleTokenException      if {@code token} is lower than the highest seen for {@code resource}
-     * @throws StoreException           if the database failed (rolled back)
+     * @throws IllegalArgumentException if {@code sql} is not one such statement: it must start with INSERT, UPDATE,
+     *                                  DELETE or MERGE, hold no {@code ;} and no {@code RETURNING} (pass values as
+     *                                  parameters; for more, use {@link #call})
+     * @throws StaleTokenException      if {@code token} is lower than the highest seen for {@code resource}; nothing
+     *                                  of the statement was kept
+     * @throws StoreException           if the database failed (nothing kept; a {@link CommitOutcomeUnknownException}
+     *                                  if the connection was lost while the commit may have happened)
      */
     public int update(String resource, long token, String sql, Object... params) {
         Args.name(resource, "resource");
         Args.token(token, "token");
-        if (sql == null || sql.isBlank() || sql.indexOf(';') >= 0) {
-            throw new IllegalArgumentException("sql must be one INSERT, UPDATE, DELETE or MERGE statement without"
-                    + " ';' (pass values as parameters), was " + (sql == null ? "null" : "'" + sql + "'"));
+        if (sql == null || !ONE_WRITE.matcher(sql).matches() || sql.indexOf(';') >= 0
+                || RETURNING.matcher(sql).find()) {
+            throw new IllegalArgumentException("sql must be one INSERT, UPDATE, DELETE or MERGE statement without ';'"
+                    + " or RETURNING (pass values as parameters), was " + (sql == null ? "null" : "'" + sql + "'"));
         }
         Args.notNull(params, "params");
-        return context.jdbc().inTransaction("fenced statement on '" + resource + "' with token " + token, tx -> {
-            TxDialect settings = context.tx();
-            Optional<String> upsert = settings.fenceUpsert(context.sql().tables);
-            if (upsert.isEmpty() || !settings.multiStatement()) {
-                pass(tx, resource, token);
-                return Jdbc.updates(tx, List.of(sql), params)[0];
+        String operation = "fenced statement on '" + resource + "' with token " + token;
+        Optional<TxDialect> known = context.knownTx();
+        if (known.isEmpty() || known.get().multiStatement()) {
+            Integer count = context.jdbc().withConnection(operation, tx -> inOneRoundTrip(operation, tx, resource,
+                    token, sql, params));
+            if (count != null) {
+                return count;
             }
-            Object[] all = new Object[params.length + 2];
-            all[0] = resource;
-            all[1] = token;
-            System.arraycopy(params, 0, all, 2, params.length);
-            int[] counts = Jdbc.updates(tx, List.of(upsert.get(), sql), all);
-            if (Jdbc.oneRow(counts[0], "fence upsert")) {
-                return counts[1];
+        }
+        return context.jdbc().inTransaction(operation, tx -> {
+            pass(tx, resource, token);
+            return null;
+        }, tx -> Jdbc.updates(tx, List.of(sql), params)[0]);
+    }
+
+    /** The check, the statement and the commit in one round trip; null where the database cannot. */
+    private Integer inOneRoundTrip(String operation, Connection tx, String resource, long token, String sql,
+                                   Object[] params) throws SQLException {
+        Optional<String> check = context.tx().fenceAssert(context.sql().tables);
+        if (check.isEmpty()) {
+            return null;
+        }
+        Object[] all = new Object[params.length + 2];
+        all[0] = resource;
+        all[1] = token;
+        System.arraycopy(params, 0, all, 2, params.length);
+        try {
+            return Jdbc.checkedUpdate(tx, check.get(), sql, all);
+        } catch (SQLException e) {
+            if (tx.getAutoCommit() && SqlStates.of(e) == SqlStates.Kind.CONNECTION_LOST) {
+                throw new CommitOutcomeUnknownException(operation, e); // the COMMIT went in the same round trip
             }
-            throw refusal(tx, resource, token); // the statement ran: rolled back with the check
-        });
+            if (!TxDialect.REFUSED_STATE.equals(e.getSQLState())) {
+                throw e;
+            }
+            if (!tx.getAutoCommit()) {
+                tx.rollback(); // the pool's connections come without auto-commit: end the aborted transaction first
+            }
+            RuntimeException refused = refusal(tx, resource, token);
+            if (refused instanceof StaleTokenException) {
+                throw refused;
+            }
+            throw e; // a division by zero in the caller's own statement: the mark did not refuse the token
+        }
     }
 
     /**
@@ -189,6 +225,10 @@ public final class FenceGate {
                 old.isPresent() ? old.getAsLong() : "nothing", newToken, operator, reason);
         return old;
     }
+
+    private static final Pattern ONE_WRITE = Pattern.compile("\\s*(?i:INSERT|UPDATE|DELETE|MERGE)\\s.*",
+            Pattern.DOTALL);
+    private static final Pattern RETURNING = Pattern.compile("(?i)\\bRETURNING\\b");
 
     /** Times the check looks again when the mark it failed on turns out not to be higher (a concurrent re-base). */
     private static final int CHECKS = 3;

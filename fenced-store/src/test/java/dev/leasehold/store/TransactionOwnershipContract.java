@@ -555,7 +555,9 @@ abstract class TransactionOwnershipContract {
     void aStatementThatIsNotOneWriteIsRefusedAndNothingIsKept(Setup setup) throws SQLException {
         FenceGate gate = new FenceGate(dataSource(setup));
         assertThatThrownBy(() -> gate.update("s", 1, "SELECT note FROM " + WRITES))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("returned rows");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must be one INSERT, UPDATE");
+        assertThatThrownBy(() -> gate.update("s", 1, INSERT + " RETURNING id", "s", 1L, "x"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("RETURNING");
         assertThatThrownBy(() -> gate.update("s", 1, INSERT + "; DELETE FROM " + WRITES, "s", 1L, "x"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("without ';'");
         assertThatThrownBy(() -> gate.update("s", 1, " ")).isInstanceOf(IllegalArgumentException.class);
@@ -565,6 +567,25 @@ abstract class TransactionOwnershipContract {
                 .isInstanceOf(StoreException.class).hasMessageContaining("fenced statement on 's' with token 1");
         assertThat(notes()).isEmpty();
         assertThat(new FenceGate(database()).highestToken("s")).isEmpty();
+    }
+
+    /** A pool that hands out connections with auto-commit off: the same outcomes, in a transaction of the gate's. */
+    @org.junit.jupiter.api.Test
+    void aStatementThroughAPoolWithoutAutoCommitIsJudgedTheSameWay() throws SQLException {
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(database());
+        config.setAutoCommit(false);
+        config.setMaximumPoolSize(2);
+        config.setPoolName("tx-no-autocommit");
+        try (HikariDataSource pool = new HikariDataSource(config)) {
+            FenceGate gate = new FenceGate(pool);
+            assertThat(gate.update("s", 5, INSERT, "s", 5L, "current")).isEqualTo(1);
+            assertThatThrownBy(() -> gate.update("s", 4, INSERT, "s", 4L, "stale"))
+                    .isInstanceOf(StaleTokenException.class);
+            assertThat(new BatchClaims(pool).claimNext("w", Duration.ofSeconds(1))).isEmpty();
+            assertThat(gate.update("s", 5, INSERT, "s", 5L, "current again")).isEqualTo(1);
+        }
+        assertThat(notes()).containsExactly("current", "current again");
     }
 
     /** The stale statement queued behind a newer writer is judged with the check after the newer one commits. */

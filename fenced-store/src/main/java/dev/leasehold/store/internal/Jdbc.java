@@ -169,6 +169,30 @@ public final class Jdbc {
         }
     }
 
+    /**
+     * Runs {@code check}, a query, and then {@code sql}, an INSERT, UPDATE or DELETE, in one round trip (where
+     * {@link TxDialect#multiStatement()}); {@code params} holds the parameters of both, in order. Returns the update
+     * count of {@code sql}. If {@code check} fails, {@code sql} does not run.
+     */
+    public static int checkedUpdate(Connection connection, String check, String sql, Object... params)
+            throws SQLException {
+        Prologue.Wrap wrap = Prologue.take(connection);
+        try (PreparedStatement statement = connection.prepareStatement(wrap.before() + check + "; " + sql
+                + wrap.after())) {
+            bind(statement, params);
+            if (!skip(statement, wrap)) {
+                throw new IllegalStateException("the check returned no rows: " + check);
+            }
+            if (statement.getMoreResults() || statement.getUpdateCount() < 0) {
+                throw new IllegalArgumentException("the statement returned rows or no update count: " + sql);
+            }
+            return statement.getUpdateCount();
+        } catch (SQLException | RuntimeException e) {
+            Prologue.failed(connection);
+            throw e;
+        }
+    }
+
     /** Runs a query (or an UPDATE that returns rows) with bound parameters. */
     public static <T> List<T> query(Connection connection, String sql, Row<T> row, Object... params)
             throws SQLException {

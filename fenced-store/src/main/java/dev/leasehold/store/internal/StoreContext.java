@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
@@ -37,6 +38,11 @@ public final class StoreContext {
     private void speak(Database database) {
         tx = new TxDialect(database, config.lockTimeout().toMillis());
         dialect = SqlDialect.of(database, new Tables(config.tablePrefix()));
+    }
+
+    /** The transaction settings, if the dialect is known yet (forced, or detected on an earlier connection). */
+    public Optional<TxDialect> knownTx() {
+        return Optional.ofNullable(tx);
     }
 
     /** The transaction settings of the dialect; known once any connection was opened through {@link #jdbc()}. */

@@ -120,6 +120,19 @@ public final class TxDialect {
      * raises it to the token if the token is at least the mark; 1 row = passed, 0 = a higher mark exists. Parameters:
      * resource, token. Race-free under READ COMMITTED (a waiting writer re-checks the newest mark).
      */
+    /** SQLState of {@link #fenceAssert}'s failure: a division by zero, caught by the store and read as "refused". */
+    public static final String REFUSED_STATE = "22012";
+
+    /**
+     * The fence check as a statement that FAILS when the token is refused (SQLState {@link #REFUSED_STATE}), where
+     * the database can send several statements at once: sent in one round trip with the caller's statement and the
+     * COMMIT, a refusal aborts the transaction block before either runs. Parameters: resource, token.
+     */
+    public Optional<String> fenceAssert(Tables tables) {
+        return fenceUpsert(tables).map(upsert -> "WITH passed AS (" + upsert + " RETURNING 1)"
+                + " SELECT 1 / COUNT(*) FROM passed");
+    }
+
     public Optional<String> fenceUpsert(Tables tables) {
         if (database != Database.POSTGRESQL) {
             return Optional.empty();
