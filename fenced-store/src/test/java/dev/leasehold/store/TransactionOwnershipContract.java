@@ -247,17 +247,23 @@ abstract class TransactionOwnershipContract {
         assertThat(notes()).containsExactly("the connections still work");
     }
 
-    /** Rolling back to a savepoint is the work's own business, and allowed. */
+    /** Rolling back to a savepoint is the work's own business, and allowed; keeping the connection is not. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("fewSetups")
     void theWorkMayRollBackToItsOwnSavepoint(Setup setup) throws SQLException {
         FenceGate gate = new FenceGate(dataSource(setup));
+        Connection[] kept = new Connection[1];
         gate.write("r", 1, tx -> {
             insert(tx, "r", 1, "kept");
             java.sql.Savepoint savepoint = tx.setSavepoint();
             insert(tx, "r", 1, "undone");
             tx.rollback(savepoint);
+            kept[0] = tx;
         });
+        assertThat(notes()).containsExactly("kept");
+        // a work that kept the connection cannot reach it once the transaction is over (the pool lent it on)
+        assertThatThrownBy(() -> insert(kept[0], "r", 1, "late")).isInstanceOf(SQLException.class)
+                .hasMessageContaining("this fenced transaction is over");
         assertThat(notes()).containsExactly("kept");
     }
 

@@ -33,8 +33,9 @@ import javax.sql.DataSource;
  *       cannot end or reconfigure the transaction; if the work swallowed such a refusal, everything is rolled back
  *       and a StoreException says so.</li>
  * </ol>
- * A body must not roll back on PostgreSQL (its later statements would run without the settings). Thread-safe: all
- * state is per call.
+ * A body must not roll back on PostgreSQL (its later statements would run without the settings), except to end an
+ * aborted transaction before a last read. {@link #withConnection} runs each statement as a transaction of its own
+ * instead. Thread-safe: all state is per call.
  */
 public final class Jdbc {
 
