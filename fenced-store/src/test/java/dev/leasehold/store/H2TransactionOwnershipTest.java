@@ -11,9 +11,16 @@ import org.h2.jdbcx.JdbcDataSource;
 class H2TransactionOwnershipTest extends TransactionOwnershipContract {
 
     private static final JdbcDataSource H2 = new JdbcDataSource();
+    private static final JdbcDataSource PATIENT = new JdbcDataSource();
 
     static {
         H2.setURL("jdbc:h2:mem:tx-ownership;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000");
+        PATIENT.setURL("jdbc:h2:mem:tx-ownership;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=600000");
+    }
+
+    @Override
+    protected DataSource patient() {
+        return PATIENT;
     }
 
     @Override

@@ -20,6 +20,7 @@ class PostgresTransactionOwnershipTest extends TransactionOwnershipContract {
 
     private static final String DATABASE = "tx_ownership";
     private DataSource database;
+    private DataSource patient;
 
     @BeforeAll
     void createDatabase() throws SQLException {
@@ -31,6 +32,13 @@ class PostgresTransactionOwnershipTest extends TransactionOwnershipContract {
             }
         }
         database = at("read\\ committed");
+        patient = EmbeddedPostgresSupport.shared().getDatabase("postgres", DATABASE, Map.of("options",
+                "-c lock_timeout=600000"));
+    }
+
+    @Override
+    protected DataSource patient() {
+        return patient;
     }
 
     private DataSource at(String isolation) {

@@ -508,6 +508,39 @@ abstract class TransactionOwnershipContract {
         assertThat(new FenceGate(database()).highestToken("ledger")).hasValue(2);
     }
 
+    /**
+     * The same database through connections whose own lock timeout (10 minutes) outlasts any test: a lock wait that
+     * ends sooner was ended by the store's lock timeout.
+     */
+    protected abstract DataSource patient();
+
+    /**
+     * The store's lock timeout bounds a statement on its own (finish, auto-commit) and a transaction (advance) alike,
+     * whatever the data source's own setting.
+     */
+    @org.junit.jupiter.api.Test
+    void theStoresLockTimeoutOverridesTheDataSourcesOwn() throws SQLException {
+        StoreConfig impatient = StoreConfig.defaults().withLockTimeout(Duration.ofMillis(200));
+        BatchClaims batches = new BatchClaims(patient(), impatient);
+        FenceGate gate = new FenceGate(patient(), impatient);
+        batches.enqueue("held", "p");
+        BatchClaim claim = batches.claimNext("w", Duration.ofMinutes(1)).orElseThrow();
+        gate.advance("held", 1);
+        try (Connection holder = database().getConnection(); Statement s = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            s.executeQuery("SELECT id FROM leasehold_batches WHERE id = 'held' FOR UPDATE").close();
+            s.executeQuery("SELECT token FROM leasehold_fence WHERE resource = 'held' FOR UPDATE").close();
+
+            assertThatThrownBy(() -> batches.finish(claim, "done")).isInstanceOfSatisfying(StoreException.class,
+                    e -> assertThat(e.retryable()).isTrue()).hasMessageContaining("a lock timeout");
+            assertThatThrownBy(() -> gate.advance("held", 2)).isInstanceOfSatisfying(StoreException.class,
+                    e -> assertThat(e.retryable()).isTrue()).hasMessageContaining("a lock timeout");
+            holder.rollback();
+        }
+        assertThat(batches.finish(claim, "done")).isTrue();
+        gate.advance("held", 2);
+    }
+
     /** The store's settings last only as long as its transaction: the pool's connection comes back as it was. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("fewSetups")
