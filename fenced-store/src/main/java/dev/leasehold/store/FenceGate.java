@@ -3,11 +3,15 @@ package dev.leasehold.store;
 import dev.leasehold.store.internal.Args;
 import dev.leasehold.store.internal.Jdbc;
 import dev.leasehold.store.internal.SqlDialect;
+import dev.leasehold.store.internal.SqlStates;
 import dev.leasehold.store.internal.StoreContext;
+import dev.leasehold.store.internal.TxDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,23 +22,37 @@ import org.slf4j.LoggerFactory;
  *
  * <p>One transaction per write:
  * <ol>
- *   <li>{@code UPDATE fence SET token = :t WHERE resource = :r AND token <= :t}: one row means the token is
- *       current (equal tokens pass: the same leader writes many times) and the row is now locked until commit;</li>
- *   <li>on first use of a resource, its row is inserted race-free (insert-if-absent, then the update again);</li>
- *   <li>the caller's work runs on the same connection;</li>
- *   <li>commit. A lower token rolls everything back and throws {@link StaleTokenException}; an exception from the
- *       work rolls everything back and is rethrown.</li>
+ *   <li>the check, one conditional statement: on PostgreSQL {@code INSERT ... ON CONFLICT (resource) DO UPDATE SET
+ *       token = :t WHERE token <= :t}; on H2 {@code UPDATE fence SET token = :t WHERE resource = :r AND token <= :t},
+ *       with an insert-if-absent on a resource's first use. One row means the token is current (equal tokens pass:
+ *       the same leader writes many times) and the mark is now locked until commit;</li>
+ *   <li>the caller's work runs in the same transaction, on a connection it cannot commit, roll back, close or
+ *       reconfigure ({@link FencedWork});</li>
+ *   <li>commit. A lower token rolls everything back and throws {@link StaleTokenException} (only once a higher mark
+ *       was actually read); anything the work throws, checked or not, rolls everything back and is rethrown
+ *       unchanged (an {@link SQLException} as a {@link StoreException}).</li>
  * </ol>
- * A stale writer that waited on the row lock behind a newer writer is rejected once the newer one commits: both
- * PostgreSQL (READ COMMITTED re-checks the WHERE on the new row version) and H2 re-evaluate the condition after
- * the wait (tested on both). Under REPEATABLE READ or SERIALIZABLE, PostgreSQL reports that race as a
- * serialization failure instead ({@link StoreException}, SQLState 40001): nothing is written either way.
  *
- * <p>Cost over the same work in a plain transaction: one UPDATE by primary key (plus one INSERT on a resource's
- * first use), in the same round trips as the work.
+ * <p><b>Isolation contract.</b> The gate's transactions, and so your work inside them, run at READ COMMITTED
+ * whatever the pool or the database default says (PostgreSQL: {@code SET TRANSACTION ISOLATION LEVEL READ
+ * COMMITTED} first in the transaction; H2: set on the connection and restored before it goes back to the pool). That
+ * is what makes the check right: a stale writer that waited on the mark's row lock behind a newer writer re-reads the
+ * newest mark once the newer one commits, and is rejected (tested on both databases, with connections handed out at
+ * READ COMMITTED, REPEATABLE READ and SERIALIZABLE). Work that needs a stronger guarantee locks what it reads
+ * ({@code SELECT ... FOR UPDATE}). Every statement waits at most {@link StoreConfig#lockTimeout()} for a lock.
+ * Serialization failures and deadlocks of the gate's own statements are retried a few times; of your work, never.
+ *
+ * <p>Cost over the same work in a plain transaction: one statement more. Through {@link #write}/{@link #call} it is
+ * one round trip more (the check, then your statements, then the commit). {@link #update} sends the check, one
+ * statement of yours and the commit together: on PostgreSQL in ONE round trip, one fewer than a plain
+ * {@code BEGIN; statement; COMMIT} through JDBC. Cheapest of all: carry the token in your own row ({@code UPDATE t
+ * SET ..., token = :t WHERE id = :id AND token <= :t}), which costs nothing over a plain UPDATE, if every writer of
+ * those rows does the same.
  *
  * <p>"Fence first": a new leader should call {@link #advance} with its token before it reads state or acts, so the
  * old leader cannot commit between the new leader's read and its first write.
+ *
+ * <p>Thread-safe: one gate may serve any number of threads; each call uses its own connection and transaction.
  */
 public final class FenceGate {
 
@@ -54,7 +72,8 @@ public final class FenceGate {
      * Runs {@code work} in one transaction with the token check.
      *
      * @throws StaleTokenException if {@code token} is lower than the highest seen for {@code resource}
-     * @throws StoreException      if the database or the work failed with an SQLException (rolled back)
+     * @throws StoreException      if the database or the work failed with an SQLException, or the work called a
+     *                             refused method such as {@code commit()} (rolled back)
      */
     public void write(String resource, long token, FencedWork work) {
         Args.notNull(work, "work");
@@ -71,8 +90,79 @@ public final class FenceGate {
         Args.notNull(work, "work");
         return context.jdbc().inTransaction("fenced write to '" + resource + "' with token " + token, tx -> {
             pass(tx, resource, token);
-            return work.call(tx);
-        });
+            return null;
+        }, work::call);
+    }
+
+    /**
+     * Runs ONE statement of yours, an {@code INSERT}, {@code UPDATE}, {@code DELETE} or {@code MERGE} with {@code ?}
+     * parameters bound from {@code params}, with the token check, atomically, and returns its update count. On
+     * PostgreSQL the check, the statement and the commit travel in ONE round trip (one fewer than a plain
+     * {@code BEGIN; statement; COMMIT} through JDBC): the check is written to fail when the token is refused, which
+     * aborts the transaction before your statement runs. Elsewhere it is {@link #call} with your statement as the
+     * work. Parameters are bound with {@code setObject} ({@link java.time.Instant} as a UTC timestamp, null as NULL).
+     *
+     * @throws IllegalArgumentException if {@code sql} is not one such statement: it must start with INSERT, UPDATE,
+     *                                  DELETE or MERGE, hold no {@code ;} and no {@code RETURNING} (pass values as
+     *                                  parameters; for more, use {@link #call})
+     * @throws StaleTokenException      if {@code token} is lower than the highest seen for {@code resource}; nothing
+     *                                  of the statement was kept
+     * @throws StoreException           if the database failed (nothing kept; a {@link CommitOutcomeUnknownException}
+     *                                  if the connection was lost while the commit may have happened)
+     */
+    public int update(String resource, long token, String sql, Object... params) {
+        Args.name(resource, "resource");
+        Args.token(token, "token");
+        if (sql == null || !ONE_WRITE.matcher(sql).matches() || sql.indexOf(';') >= 0
+                || RETURNING.matcher(sql).find()) {
+            throw new IllegalArgumentException("sql must be one INSERT, UPDATE, DELETE or MERGE statement without ';'"
+                    + " or RETURNING (pass values as parameters), was " + (sql == null ? "null" : "'" + sql + "'"));
+        }
+        Args.notNull(params, "params");
+        String operation = "fenced statement on '" + resource + "' with token " + token;
+        Optional<TxDialect> known = context.knownTx();
+        if (known.isEmpty() || known.get().multiStatement()) {
+            Integer count = context.jdbc().withConnection(operation, tx -> inOneRoundTrip(operation, tx, resource,
+                    token, sql, params));
+            if (count != null) {
+                return count;
+            }
+        }
+        return context.jdbc().inTransaction(operation, tx -> {
+            pass(tx, resource, token);
+            return null;
+        }, tx -> Jdbc.updates(tx, List.of(sql), params)[0]);
+    }
+
+    /** The check, the statement and the commit in one round trip; null where the database cannot. */
+    private Integer inOneRoundTrip(String operation, Connection tx, String resource, long token, String sql,
+                                   Object[] params) throws SQLException {
+        Optional<String> check = context.tx().fenceAssert(context.sql().tables);
+        if (check.isEmpty()) {
+            return null;
+        }
+        Object[] all = new Object[params.length + 2];
+        all[0] = resource;
+        all[1] = token;
+        System.arraycopy(params, 0, all, 2, params.length);
+        try {
+            return Jdbc.checkedUpdate(tx, check.get(), sql, all);
+        } catch (SQLException e) {
+            if (tx.getAutoCommit() && SqlStates.of(e) == SqlStates.Kind.CONNECTION_LOST) {
+                throw new CommitOutcomeUnknownException(operation, e); // the COMMIT went in the same round trip
+            }
+            if (!TxDialect.REFUSED_STATE.equals(e.getSQLState())) {
+                throw e;
+            }
+            if (!tx.getAutoCommit()) {
+                tx.rollback(); // the pool's connections come without auto-commit: end the aborted transaction first
+            }
+            RuntimeException refused = refusal(tx, resource, token);
+            if (refused instanceof StaleTokenException) {
+                throw refused;
+            }
+            throw e; // a division by zero in the caller's own statement: the mark did not refuse the token
+        }
     }
 
     /**
@@ -92,10 +182,8 @@ public final class FenceGate {
     /** The highest token the resource has accepted, or empty if it has never seen one. */
     public OptionalLong highestToken(String resource) {
         Args.name(resource, "resource");
-        return context.jdbc().withConnection("reading the fence of '" + resource + "'", connection -> {
-            List<Long> tokens = selectToken(connection, resource);
-            return tokens.isEmpty() ? OptionalLong.empty() : OptionalLong.of(tokens.get(0));
-        });
+        return context.jdbc().withConnection("reading the fence of '" + resource + "'",
+                connection -> selectToken(connection, resource));
     }
 
     /**
@@ -138,16 +226,44 @@ public final class FenceGate {
         return old;
     }
 
+    private static final Pattern ONE_WRITE = Pattern.compile("\\s*(?i:INSERT|UPDATE|DELETE|MERGE)\\s.*",
+            Pattern.DOTALL);
+    private static final Pattern RETURNING = Pattern.compile("(?i)\\bRETURNING\\b");
+
+    /** Times the check looks again when the mark it failed on turns out not to be higher (a concurrent re-base). */
+    private static final int CHECKS = 3;
+
     /** The check: returns if the token passes (the mark now equals it and is locked), throws if stale. */
     private void pass(Connection tx, String resource, long token) throws SQLException {
-        if (raise(tx, resource, token)) {
-            return;
+        Optional<String> upsert = context.tx().fenceUpsert(context.sql().tables);
+        for (int check = 1; check <= CHECKS; check++) {
+            boolean passed = upsert.isPresent()
+                    ? Jdbc.oneRow(Jdbc.update(tx, upsert.get(), resource, token), "fence upsert")
+                    // first use, or another writer created the row first and ours is still current
+                    : raise(tx, resource, token) || insertMark(tx, resource, token) || raise(tx, resource, token);
+            if (passed) {
+                return;
+            }
+            OptionalLong highest = selectToken(tx, resource);
+            if (highest.isPresent() && highest.getAsLong() > token) {
+                throw new StaleTokenException(resource, token, highest.getAsLong());
+            }
         }
-        if (insertMark(tx, resource, token) || raise(tx, resource, token)) {
-            return; // first use, or another writer created the row first and ours is still current
+        throw changing(resource, token);
+    }
+
+    /** After a check that failed in a statement of its own: stale if a higher mark is read, else retryable. */
+    private RuntimeException refusal(Connection tx, String resource, long token) throws SQLException {
+        OptionalLong highest = selectToken(tx, resource);
+        if (highest.isPresent() && highest.getAsLong() > token) {
+            return new StaleTokenException(resource, token, highest.getAsLong());
         }
-        List<Long> highest = selectToken(tx, resource);
-        throw new StaleTokenException(resource, token, highest.isEmpty() ? -1 : highest.get(0));
+        return changing(resource, token);
+    }
+
+    private static StoreException changing(String resource, long token) {
+        return new StoreException("the fence of '" + resource + "' refused token " + token + " but no higher mark"
+                + " could be read (was it re-based meanwhile?); nothing was written", null, true);
     }
 
     private boolean raise(Connection tx, String resource, long token) throws SQLException {
@@ -170,8 +286,9 @@ public final class FenceGate {
         }
     }
 
-    private List<Long> selectToken(Connection connection, String resource) throws SQLException {
-        return Jdbc.query(connection, "SELECT token FROM " + context.sql().tables.fence() + " WHERE resource = ?",
-                row -> row.getLong(1), resource);
+    private OptionalLong selectToken(Connection connection, String resource) throws SQLException {
+        List<Long> tokens = Jdbc.query(connection, "SELECT token FROM " + context.sql().tables.fence()
+                + " WHERE resource = ?", row -> row.getLong(1), resource);
+        return tokens.isEmpty() ? OptionalLong.empty() : OptionalLong.of(tokens.get(0));
     }
 }

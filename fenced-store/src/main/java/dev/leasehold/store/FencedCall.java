@@ -3,10 +3,13 @@ package dev.leasehold.store;
 import java.sql.Connection;
 import java.sql.SQLException;
 
-/** Like {@link FencedWork}, with a result. */
+/**
+ * Like {@link FencedWork}, with a result. Called on the caller's thread, once per call; implementations need not be
+ * thread-safe unless shared between calls running at once.
+ */
 @FunctionalInterface
 public interface FencedCall<T> {
 
-    /** Reads and writes on {@code tx}. Do not commit, roll back, close it or change its auto-commit. */
+    /** Reads and writes on {@code tx}, under the same rules as {@link FencedWork#run}. */
     T call(Connection tx) throws SQLException;
 }

@@ -3,12 +3,20 @@ package dev.leasehold.store;
 import java.sql.Connection;
 import java.sql.SQLException;
 
-/** A write run by {@link FenceGate} inside the transaction that checked the token. */
+/**
+ * A write run by {@link FenceGate} inside the transaction that checked the token. Implementations are called on the
+ * caller's thread, once per call; they need not be thread-safe unless shared between calls running at once.
+ */
 @FunctionalInterface
 public interface FencedWork {
 
     /**
-     * Writes on {@code tx}. Do not commit, roll back, close it or change its auto-commit: the gate does that.
+     * Writes on {@code tx}, the gate's transaction at READ COMMITTED. {@code commit}, {@code rollback()},
+     * {@code setAutoCommit}, {@code close}, {@code abort}, {@code setTransactionIsolation} and {@code setReadOnly}
+     * throw an {@link SQLException} naming the method (the gate ends the transaction; savepoints are fine); if you
+     * catch that and go on, the gate still rolls everything back and throws {@link StoreException}. Throwing
+     * anything, checked or not, rolls everything back; the gate rethrows it unchanged (an SQLException as a
+     * StoreException). Do not keep {@code tx} after returning: every call on it is refused then.
      */
     void run(Connection tx) throws SQLException;
 }

@@ -1,6 +1,6 @@
 package dev.leasehold.store;
 
-/** The root of every exception the fenced store throws. Unchecked. */
+/** The root of every exception the fenced store throws. Unchecked. Thread-safety: immutable once thrown. */
 public class FencingException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;

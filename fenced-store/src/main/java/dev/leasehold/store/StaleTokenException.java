@@ -3,6 +3,9 @@ package dev.leasehold.store;
 /**
  * A write offered a token lower than the highest the resource has seen: it came from a stale leader. Nothing of
  * the write was kept. The caller should stop, write nothing more with this token and drop back to follower.
+ *
+ * <p>Thrown only when a higher token was actually read from the resource's mark: {@link #highestToken()} is always
+ * greater than {@link #offeredToken()}. Thread-safety: immutable once thrown.
  */
 public class StaleTokenException extends FencingException {
 
@@ -28,6 +31,7 @@ public class StaleTokenException extends FencingException {
         return offeredToken;
     }
 
+    /** The higher token read from the resource's mark (always greater than the offered one). */
     public long highestToken() {
         return highestToken;
     }

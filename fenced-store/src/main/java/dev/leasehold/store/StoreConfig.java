@@ -1,11 +1,15 @@
 package dev.leasehold.store;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * How the fenced store names its tables, which SQL dialect it speaks, and the bounds of its batch and retention
- * operations. Immutable and thread-safe; every wither returns a new, validated config.
+ * How the fenced store names its tables, which SQL dialect it speaks, the bounds of its batch and retention
+ * operations, and how long its transactions wait for a lock. Start from {@link #defaults()} and change what you need
+ * with the withers.
+ *
+ * <p>Immutable and thread-safe; every wither returns a new, validated instance.
  *
  * @param tablePrefix prefixed to every table name; lower-case letters, digits and underscores, starting with a
  *                    letter, at most 30 characters (checked: nothing can be injected through it)
@@ -16,13 +20,23 @@ import java.util.regex.Pattern;
  *                    {@link SlotRuns#purge}), each in its own short transaction; 1 to 100,000, default 1,000
  * @param sweepLimit  how many expired slots one {@link SlotRuns#sweep} takes over at most; 1 to 100,000,
  *                    default 100
+ * @param lockTimeout how long any statement of the store's own transactions may wait for a lock another transaction
+ *                    holds (a paused old leader inside its transaction, say); then it fails with a
+ *                    {@link StoreException} that says so and is {@link StoreException#retryable() retryable}.
+ *                    Applied per transaction ({@code SET LOCAL lock_timeout} on PostgreSQL, the session's
+ *                    {@code LOCK_TIMEOUT} on H2, set and restored). Whole milliseconds, from 1 ms to 1 hour;
+ *                    {@link #DEFAULT_LOCK_TIMEOUT} unless set
  */
-public record StoreConfig(String tablePrefix, Database database, int maxAttempts, int purgeChunk, int sweepLimit) {
+public record StoreConfig(String tablePrefix, Database database, int maxAttempts, int purgeChunk, int sweepLimit,
+                          Duration lockTimeout) {
 
     public static final String DEFAULT_PREFIX = "leasehold_";
     public static final int DEFAULT_MAX_ATTEMPTS = 5;
     public static final int DEFAULT_PURGE_CHUNK = 1_000;
     public static final int DEFAULT_SWEEP_LIMIT = 100;
+    /** Long enough for any healthy transaction of the store, short enough that a stuck one is noticed. */
+    public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration MAX_LOCK_TIMEOUT = Duration.ofHours(1);
     private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,29}");
 
     public StoreConfig {
@@ -34,34 +48,48 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
         within(maxAttempts, 1, 1_000, "maxAttempts");
         within(purgeChunk, 1, 100_000, "purgeChunk");
         within(sweepLimit, 1, 100_000, "sweepLimit");
+        if (lockTimeout == null || lockTimeout.compareTo(Duration.ofMillis(1)) < 0
+                || lockTimeout.compareTo(MAX_LOCK_TIMEOUT) > 0 || lockTimeout.toNanos() % 1_000_000 != 0) {
+            throw new IllegalArgumentException("lockTimeout must be whole milliseconds from 1 ms to "
+                    + MAX_LOCK_TIMEOUT + ", was " + lockTimeout);
+        }
     }
 
-    /** Tables named {@code leasehold_*}, the dialect detected, 5 attempts, chunks of 1,000, sweeps of 100. */
+    /**
+     * Tables named {@code leasehold_*}, the dialect detected, 5 attempts, chunks of 1,000, sweeps of 100, a lock
+     * timeout of {@link #DEFAULT_LOCK_TIMEOUT}.
+     */
     public static StoreConfig defaults() {
-        return new StoreConfig(DEFAULT_PREFIX, null, DEFAULT_MAX_ATTEMPTS, DEFAULT_PURGE_CHUNK, DEFAULT_SWEEP_LIMIT);
+        return new StoreConfig(DEFAULT_PREFIX, null, DEFAULT_MAX_ATTEMPTS, DEFAULT_PURGE_CHUNK, DEFAULT_SWEEP_LIMIT,
+                DEFAULT_LOCK_TIMEOUT);
     }
 
     public StoreConfig withTablePrefix(String prefix) {
-        return new StoreConfig(prefix, database, maxAttempts, purgeChunk, sweepLimit);
+        return new StoreConfig(prefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
     }
 
     public StoreConfig withDatabase(Database database) {
         if (database == null) {
             throw new IllegalArgumentException("database must not be null; use defaults() to detect it");
         }
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
     }
 
     public StoreConfig withMaxAttempts(int maxAttempts) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
     }
 
     public StoreConfig withPurgeChunk(int purgeChunk) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
     }
 
     public StoreConfig withSweepLimit(int sweepLimit) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
+    }
+
+    /** See {@link #lockTimeout()}. */
+    public StoreConfig withLockTimeout(Duration lockTimeout) {
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
     }
 
     public Optional<Database> forcedDatabase() {

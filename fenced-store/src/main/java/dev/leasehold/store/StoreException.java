@@ -1,25 +1,62 @@
 package dev.leasehold.store;
 
+import dev.leasehold.store.internal.SqlStates;
 import java.sql.SQLException;
 
 /**
  * The database failed (or the work run inside a fenced transaction failed with an {@link SQLException}). The
- * message names the operation; the {@link SQLException} is the cause. The transaction was rolled back.
+ * message names the operation and says what happened; the {@link SQLException}, if any, is the cause. Nothing of the
+ * operation was kept: the transaction was rolled back (except {@link CommitOutcomeUnknownException}, whose commit
+ * failed and whose outcome is therefore unknown).
+ *
+ * <p>{@link #retryable()} says whether making the same call again may succeed: true for serialization failures,
+ * deadlocks, lock timeouts ({@link StoreConfig#lockTimeout()}) and lost connections. The store already retried
+ * serialization failures and deadlocks of its own statements a few times before giving up.
+ *
+ * <p>Thread-safety: immutable once thrown, like any exception that nobody calls {@code addSuppressed} on.
  */
 public class StoreException extends FencingException {
 
     private static final long serialVersionUID = 1L;
 
+    private final boolean retryable;
+
+    /** "{@code operation} failed: ..." with what the SQLState means; retryable as the SQLState says. */
     public StoreException(String operation, SQLException cause) {
-        super(operation + " failed: " + cause.getMessage() + " (SQLState " + cause.getSQLState() + ")", cause);
+        this(operation + " failed: " + meaning(SqlStates.of(cause)) + cause.getMessage() + " (SQLState "
+                + cause.getSQLState() + ")", cause, SqlStates.of(cause).retryable());
     }
 
+    /** A failure that is not the database's (not retryable). */
     public StoreException(String message) {
         super(message);
+        this.retryable = false;
+    }
+
+    public StoreException(String message, Throwable cause, boolean retryable) {
+        super(message, cause);
+        this.retryable = retryable;
+    }
+
+    /** Whether the same call may succeed if made again (nothing of this one was kept). */
+    public boolean retryable() {
+        return retryable;
     }
 
     /** The SQLException behind this failure, or null. */
     public SQLException sqlException() {
         return getCause() instanceof SQLException e ? e : null;
+    }
+
+    private static String meaning(SqlStates.Kind kind) {
+        return switch (kind) {
+            case SERIALIZATION -> "a serialization failure (retryable; the store already retried it): ";
+            case DEADLOCK -> "a deadlock (retryable; the store already retried it): ";
+            case LOCK_TIMEOUT -> "a lock timeout: a lock wait lasted longer than the store's lock timeout"
+                    + " (StoreConfig.withLockTimeout), because another transaction holds the row (a paused leader"
+                    + " inside its transaction?); nothing was written (retryable): ";
+            case CONNECTION_LOST -> "the connection to the database was lost (retryable): ";
+            case OTHER -> "";
+        };
     }
 }

@@ -2,9 +2,12 @@ package dev.leasehold.store;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 
 /** Starts PostgreSQL 17 from Maven-provided binaries; no database needs to be installed. */
 final class EmbeddedPostgresSupport {
+
+    private static EmbeddedPostgres shared;
 
     private EmbeddedPostgresSupport() {}
 
@@ -14,5 +17,28 @@ final class EmbeddedPostgresSupport {
                     + " cannot start: run the build as an unprivileged user (.ci/run does that when started as root)");
         }
         return EmbeddedPostgres.builder().start();
+    }
+
+    /**
+     * One server for the test classes that can share it (each uses its own database), started on first use and
+     * stopped when the test JVM exits.
+     */
+    static synchronized EmbeddedPostgres shared() {
+        if (shared == null) {
+            try {
+                shared = start();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            EmbeddedPostgres server = shared;
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    server.close();
+                } catch (IOException ignored) {
+                    // the JVM is exiting
+                }
+            }, "embedded-postgres-stop"));
+        }
+        return shared;
     }
 }

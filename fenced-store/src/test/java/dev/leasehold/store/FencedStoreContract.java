@@ -39,6 +39,8 @@ import org.junit.jupiter.api.Timeout;
 abstract class FencedStoreContract {
 
     static final String WRITES = "test_writes";
+    /** The store's lock timeout for the claimers and sweepers that must never wait. */
+    static final StoreConfig IMPATIENT = StoreConfig.defaults().withLockTimeout(Duration.ofMillis(1));
 
     /** A data source whose lock waits fail fast (a second at most): a claimer that waited would fail. */
     protected abstract DataSource dataSource();
@@ -270,7 +272,8 @@ abstract class FencedStoreContract {
         for (int i = 0; i < 1000; i++) {
             batches.enqueue(String.format("batch-%04d", i), "payload-" + i);
         }
-        BatchClaims impatient = new BatchClaims(impatientDataSource());
+        // the store sets its own lock timeout per transaction: 1 ms here, so that any lock wait fails
+        BatchClaims impatient = new BatchClaims(impatientDataSource(), IMPATIENT);
         Map<String, AtomicInteger> finished = new ConcurrentHashMap<>();
         List<Throwable> failures = new CopyOnWriteArrayList<>();
         ExecutorService pool = threads(8);
@@ -447,7 +450,7 @@ abstract class FencedStoreContract {
             slots.tryClaim("report", base.plusSeconds(60L * m), "crashed", Duration.ofMillis(100)).orElseThrow();
         }
         Thread.sleep(300); // stands for the crashed runners' silence, longer than their leases
-        SlotRuns impatient = new SlotRuns(impatientDataSource());
+        SlotRuns impatient = new SlotRuns(impatientDataSource(), IMPATIENT);
         ExecutorService pool = threads(2);
         CountDownLatch go = new CountDownLatch(1);
         List<Future<List<SlotClaim>>> sweeps = new ArrayList<>();

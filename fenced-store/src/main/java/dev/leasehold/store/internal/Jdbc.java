@@ -1,27 +1,54 @@
 package dev.leasehold.store.internal;
 
+import dev.leasehold.store.CommitOutcomeUnknownException;
 import dev.leasehold.store.StoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
- * A tiny JDBC helper: run a body on a connection, in a transaction or not, and always give the connection back.
- * An {@link SQLException} becomes a {@link StoreException} naming the operation; any other exception is rethrown
- * as it is, after the rollback.
+ * The store's transactions. Every one of them, whatever the pool hands out:
+ * <ol>
+ *   <li>runs at READ COMMITTED with the configured lock timeout ({@link TxDialect}: on PostgreSQL both travel with
+ *       the first statement, on H2 they are set on the connection and restored before it is closed);</li>
+ *   <li>turns auto-commit off, and back on only once the transaction is over (committed or rolled back): a failure
+ *       can never be committed by the restore;</li>
+ *   <li>rolls back on ANY Throwable, then rethrows it unchanged (an {@link SQLException} becomes a
+ *       {@link StoreException} naming the operation); a failed commit is a {@link CommitOutcomeUnknownException};</li>
+ *   <li>retries the store's own statements a few times after a serialization failure or a deadlock (a new
+ *       transaction each time); never a caller's work;</li>
+ *   <li>lends the caller's work (see {@link #inTransaction(String, Body, Work)}) a {@link GuardedConnection} that
+ *       cannot end or reconfigure the transaction; if the work swallowed such a refusal, everything is rolled back
+ *       and a StoreException says so.</li>
+ * </ol>
+ * A body must not roll back on PostgreSQL (its later statements would run without the settings), except to end an
+ * aborted transaction before a last read. {@link #withConnection} runs each statement as a transaction of its own
+ * instead. Thread-safe: all state is per call.
  */
 public final class Jdbc {
 
+    /** The store's own statements. */
     @FunctionalInterface
     public interface Body<T> {
         T apply(Connection connection) throws SQLException;
+    }
+
+    /** The caller's work, run after the store's statements on a guarded connection. */
+    @FunctionalInterface
+    public interface Work<T> {
+        T apply(Connection guarded) throws SQLException;
     }
 
     /** Told of every connection before it is used. */
@@ -30,58 +57,55 @@ public final class Jdbc {
         void accept(Connection connection) throws SQLException;
     }
 
+    /** Attempts of the store's own statements after serialization failures and deadlocks. */
+    static final int ATTEMPTS = 5;
+
     private final DataSource dataSource;
     private final OnConnection onConnection;
+    private final Supplier<TxDialect> tx;
 
-    public Jdbc(DataSource dataSource, OnConnection onConnection) {
+    /** @param tx the transaction settings; asked after {@code onConnection} saw the first connection */
+    public Jdbc(DataSource dataSource, OnConnection onConnection, Supplier<TxDialect> tx) {
         this.dataSource = dataSource;
         this.onConnection = onConnection;
+        this.tx = tx;
     }
 
-    /** One transaction: commit if {@code body} returns, roll back if it throws. */
+    /** One transaction of the store's own statements: commit if {@code body} returns, roll back if it throws. */
     public <T> T inTransaction(String operation, Body<T> body) {
-        try (Connection connection = dataSource.getConnection()) {
-            onConnection.accept(connection);
-            boolean autoCommit = connection.getAutoCommit();
-            connection.setAutoCommit(false);
-            try {
-                T result = body.apply(connection);
-                connection.commit();
-                return result;
-            } catch (SQLException e) {
-                rollback(connection, e);
-                throw new StoreException(operation, e);
-            } catch (RuntimeException | Error e) {
-                rollback(connection, e);
-                throw e;
-            } finally {
-                restore(connection, autoCommit);
-            }
-        } catch (SQLException e) {
-            throw new StoreException(operation, e);
-        }
+        return run(operation, body, null, false);
     }
 
     /**
-     * One statement: committed on its own (auto-commit), or committed here if the data source hands out connections
-     * with auto-commit off.
+     * One transaction: the store's {@code check} first (retried like any store statement), then the caller's
+     * {@code work} on a guarded connection (never retried), then commit.
+     */
+    public <T> T inTransaction(String operation, Body<?> check, Work<T> work) {
+        return run(operation, check, work, false);
+    }
+
+    /**
+     * Statements each committed on its own, as in auto-commit mode, each still at READ COMMITTED with the lock
+     * timeout (on PostgreSQL each travels in a transaction block of its own, in one round trip). If the pool hands
+     * out connections with auto-commit off, the body runs in one transaction instead. Retried after a
+     * serialization failure or deadlock like any store statement: each statement must be safe to run again.
      */
     public <T> T withConnection(String operation, Body<T> body) {
-        try (Connection connection = dataSource.getConnection()) {
-            onConnection.accept(connection);
-            if (connection.getAutoCommit()) {
-                return body.apply(connection);
-            }
+        return run(operation, body, null, true);
+    }
+
+    private <T> T run(String operation, Body<?> store, Work<T> work, boolean eachOnItsOwn) {
+        for (int attempt = 1; ; attempt++) {
             try {
-                T result = body.apply(connection);
-                connection.commit();
-                return result;
-            } catch (SQLException | RuntimeException | Error e) {
-                rollback(connection, e);
-                throw e;
+                return Transaction.once(dataSource, onConnection, tx, operation, store, work, eachOnItsOwn);
+            } catch (Transaction.Transient e) {
+                if (attempt == ATTEMPTS) {
+                    throw new StoreException(operation + " (tried " + ATTEMPTS + " times)", e.sql);
+                }
+                // back off 1..2^attempt ms, jittered, so that colliding transactions do not collide again
+                LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(
+                        ThreadLocalRandom.current().nextLong(1000, 1000L << attempt)));
             }
-        } catch (SQLException e) {
-            throw new StoreException(operation, e);
         }
     }
 
@@ -93,25 +117,112 @@ public final class Jdbc {
 
     /** Runs an INSERT, UPDATE or DELETE with bound parameters; returns the update count. */
     public static int update(Connection connection, String sql, Object... params) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+        Prologue.Wrap wrap = Prologue.take(connection);
+        try (PreparedStatement statement = connection.prepareStatement(wrap.before() + sql + wrap.after())) {
             bind(statement, params);
-            return statement.executeUpdate();
+            if (wrap.isEmpty()) {
+                return statement.executeUpdate();
+            }
+            if (skip(statement, wrap)) {
+                throw new SQLException("expected an update count, got rows: " + sql);
+            }
+            return statement.getUpdateCount();
+        } catch (SQLException | RuntimeException e) {
+            Prologue.failed(connection);
+            throw e;
+        }
+    }
+
+    /**
+     * Runs {@code sqls}, statements with their parameters in order ({@code params} in one array for all of them),
+     * in one round trip; returns their update counts. Only where {@link TxDialect#multiStatement()}, unless
+     * {@code sqls} holds one statement. A statement that returns rows, or more results than statements given, throw
+     * {@link IllegalArgumentException}.
+     */
+    public static int[] updates(Connection connection, List<String> sqls, Object... params) throws SQLException {
+        Prologue.Wrap wrap = Prologue.take(connection);
+        try (PreparedStatement statement = connection.prepareStatement(wrap.before() + String.join("; ", sqls)
+                + wrap.after())) {
+            bind(statement, params);
+            boolean rows = skip(statement, wrap);
+            int[] counts = new int[sqls.size()];
+            for (int i = 0; i < counts.length; i++) {
+                if (i > 0) {
+                    rows = statement.getMoreResults();
+                }
+                if (rows || statement.getUpdateCount() < 0) {
+                    throw new IllegalArgumentException("statement " + (i + 1) + " returned rows or no update count: "
+                            + sqls.get(i));
+                }
+                counts[i] = statement.getUpdateCount();
+            }
+            for (int i = Prologue.Wrap.statements(wrap.after()); i > 0; i--) {
+                statement.getMoreResults();
+            }
+            if (statement.getMoreResults() || statement.getUpdateCount() >= 0) {
+                throw new IllegalArgumentException("more results than the " + sqls.size() + " statement(s) given: "
+                        + String.join("; ", sqls));
+            }
+            return counts;
+        } catch (SQLException | RuntimeException e) {
+            Prologue.failed(connection);
+            throw e;
+        }
+    }
+
+    /**
+     * Runs {@code check}, a query, and then {@code sql}, an INSERT, UPDATE or DELETE, in one round trip (where
+     * {@link TxDialect#multiStatement()}); {@code params} holds the parameters of both, in order. Returns the update
+     * count of {@code sql}. If {@code check} fails, {@code sql} does not run.
+     */
+    public static int checkedUpdate(Connection connection, String check, String sql, Object... params)
+            throws SQLException {
+        Prologue.Wrap wrap = Prologue.take(connection);
+        try (PreparedStatement statement = connection.prepareStatement(wrap.before() + check + "; " + sql
+                + wrap.after())) {
+            bind(statement, params);
+            if (!skip(statement, wrap)) {
+                throw new IllegalStateException("the check returned no rows: " + check);
+            }
+            if (statement.getMoreResults() || statement.getUpdateCount() < 0) {
+                throw new IllegalArgumentException("the statement returned rows or no update count: " + sql);
+            }
+            return statement.getUpdateCount();
+        } catch (SQLException | RuntimeException e) {
+            Prologue.failed(connection);
+            throw e;
         }
     }
 
     /** Runs a query (or an UPDATE that returns rows) with bound parameters. */
     public static <T> List<T> query(Connection connection, String sql, Row<T> row, Object... params)
             throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+        Prologue.Wrap wrap = Prologue.take(connection);
+        try (PreparedStatement statement = connection.prepareStatement(wrap.before() + sql + wrap.after())) {
             bind(statement, params);
+            if (!wrap.isEmpty() && !skip(statement, wrap)) {
+                throw new SQLException("expected rows, got an update count: " + sql);
+            }
             List<T> rows = new ArrayList<>();
-            try (ResultSet results = statement.executeQuery()) {
+            try (ResultSet results = wrap.isEmpty() ? statement.executeQuery() : statement.getResultSet()) {
                 while (results.next()) {
                     rows.add(row.map(results));
                 }
             }
             return rows;
+        } catch (SQLException | RuntimeException e) {
+            Prologue.failed(connection);
+            throw e;
         }
+    }
+
+    /** Executes, skips the results of what was sent before the statement; returns whether its result is rows. */
+    private static boolean skip(PreparedStatement statement, Prologue.Wrap wrap) throws SQLException {
+        boolean rows = statement.execute();
+        for (int i = Prologue.Wrap.statements(wrap.before()); i > 0; i--) {
+            rows = statement.getMoreResults();
+        }
+        return rows;
     }
 
     /** 0 rows: the race was lost (a normal outcome). 1: done. More: a bug, since every such update names a key. */
@@ -136,25 +247,11 @@ public final class Jdbc {
                 statement.setLong(i + 1, value);
             } else if (param instanceof String value) {
                 statement.setString(i + 1, value);
+            } else if (param == null) {
+                statement.setNull(i + 1, Types.NULL);
             } else {
-                throw new IllegalArgumentException("cannot bind " + param + " as parameter " + (i + 1));
+                statement.setObject(i + 1, param);
             }
-        }
-    }
-
-    private static void rollback(Connection connection, Throwable failure) {
-        try {
-            connection.rollback();
-        } catch (SQLException e) {
-            failure.addSuppressed(e);
-        }
-    }
-
-    private static void restore(Connection connection, boolean autoCommit) {
-        try {
-            connection.setAutoCommit(autoCommit);
-        } catch (SQLException ignored) {
-            // the connection is closed next; a pool resets it
         }
     }
 }

@@ -7,13 +7,17 @@ import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** What every store class shares: the JDBC helper and the dialect, detected on first use and then kept. */
+/**
+ * What every store class shares: the JDBC helper and the dialect, detected on first use and then kept. Thread-safe:
+ * the dialect is published through volatile fields, and detecting it twice in a race gives the same answer.
+ */
 public final class StoreContext {
 
     private static final Logger log = LoggerFactory.getLogger(StoreContext.class);
@@ -22,12 +26,32 @@ public final class StoreContext {
     private final StoreConfig config;
     private final Jdbc jdbc;
     private volatile SqlDialect dialect;
+    private volatile TxDialect tx;
 
     public StoreContext(DataSource dataSource, StoreConfig config) {
         Args.notNull(dataSource, "dataSource");
         this.config = Args.notNull(config, "config");
-        this.jdbc = new Jdbc(dataSource, this::detectOn);
-        config.forcedDatabase().ifPresent(db -> dialect = SqlDialect.of(db, new Tables(config.tablePrefix())));
+        this.jdbc = new Jdbc(dataSource, this::detectOn, this::tx);
+        config.forcedDatabase().ifPresent(this::speak);
+    }
+
+    private void speak(Database database) {
+        tx = new TxDialect(database, config.lockTimeout().toMillis());
+        dialect = SqlDialect.of(database, new Tables(config.tablePrefix()));
+    }
+
+    /** The transaction settings, if the dialect is known yet (forced, or detected on an earlier connection). */
+    public Optional<TxDialect> knownTx() {
+        return Optional.ofNullable(tx);
+    }
+
+    /** The transaction settings of the dialect; known once any connection was opened through {@link #jdbc()}. */
+    public TxDialect tx() {
+        TxDialect current = tx;
+        if (current == null) {
+            throw new IllegalStateException("the dialect is detected on the first connection; use tx() inside jdbc()");
+        }
+        return current;
     }
 
     public Jdbc jdbc() {
@@ -55,7 +79,7 @@ public final class StoreContext {
             log.info("fenced store: {} {} detected, speaking the {} dialect", product,
                     meta.getDatabaseProductVersion(), database);
         }
-        dialect = SqlDialect.of(database, new Tables(config.tablePrefix()));
+        speak(database);
     }
 
     static Database fromProductName(String product) {

@@ -61,7 +61,9 @@ public final class Bench {
                                         + " an unprivileged user, or give --jdbc");
                             } else if (pgUrl == null) {
                                 try {
-                                    embedded = EmbeddedPostgres.builder().start();
+                                    // production durability: zonky turns synchronous_commit off by default
+                                    embedded = EmbeddedPostgres.builder().setServerConfig("synchronous_commit", "on")
+                                            .setServerConfig("fsync", "on").start();
                                     dbs.add(db(embedded.getPostgresDatabase(), true));
                                 } catch (IOException | RuntimeException e) {
                                     notes.add("embedded PostgreSQL could not start (" + e.getMessage()
@@ -126,7 +128,10 @@ public final class Bench {
 
     private static DatabaseBench.Db h2() throws SQLException {
         JdbcDataSource h2 = new JdbcDataSource();
-        h2.setURL("jdbc:h2:mem:bench" + System.nanoTime() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=60000");
+        // LOCK_TIMEOUT as the store's default: H2 has no per-transaction lock timeout, so the store sets and restores
+        // the session's around every transaction where they differ (two statements more)
+        h2.setURL("jdbc:h2:mem:bench" + System.nanoTime() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT="
+                + dev.leasehold.store.StoreConfig.DEFAULT_LOCK_TIMEOUT.toMillis());
         return db(h2, false);
     }
 
@@ -135,8 +140,24 @@ public final class Bench {
         try (Connection c = pool.getConnection()) {
             DatabaseMetaData meta = c.getMetaData();
             String version = meta.getDatabaseProductVersion().split(" ")[0];
-            return new DatabaseBench.Db(meta.getDatabaseProductName() + " " + version, pool, postgres);
+            String label = meta.getDatabaseProductName() + " " + version;
+            if (postgres) {
+                label += " " + durability(c);
+            }
+            return new DatabaseBench.Db(label, pool, postgres);
         }
+    }
+
+    /** How a commit is made durable, as the server says: the figures mean little without it. */
+    private static String durability(Connection c) throws SQLException {
+        StringBuilder settings = new StringBuilder();
+        for (String setting : List.of("synchronous_commit", "fsync")) {
+            try (java.sql.Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery("SHOW " + setting)) {
+                rs.next();
+                settings.append(settings.length() == 0 ? "" : " ").append(setting).append('=').append(rs.getString(1));
+            }
+        }
+        return settings.toString();
     }
 
     private static String machine() {

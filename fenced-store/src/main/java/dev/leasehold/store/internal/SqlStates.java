@@ -1,0 +1,64 @@
+package dev.leasehold.store.internal;
+
+import java.sql.SQLException;
+
+/**
+ * What a database failure means for the caller, read from its SQLState on PostgreSQL and H2: the one place that
+ * knows those codes. Stateless and thread-safe.
+ */
+public final class SqlStates {
+
+    /** The kinds of failure the store treats differently; everything else is {@link #OTHER}. */
+    public enum Kind {
+        /**
+         * A serialization failure (40001: PostgreSQL's, and H2's code for a deadlock; H2's concurrent update, 90131):
+         * try the transaction again.
+         */
+        SERIALIZATION,
+        /** A deadlock on PostgreSQL (40P01): the database chose this transaction as the victim. */
+        DEADLOCK,
+        /** A lock wait longer than the lock timeout (PostgreSQL 55P03, H2 HYT00). */
+        LOCK_TIMEOUT,
+        /** The connection broke or the database went away (class 08; H2 90067 and 90098). */
+        CONNECTION_LOST,
+        OTHER;
+
+        /** Whether the same call may simply be made again. */
+        public boolean retryable() {
+            return this != OTHER;
+        }
+
+        /** Whether the store retries its own statements by itself (a few times, then gives up). */
+        public boolean retriedByTheStore() {
+            return this == SERIALIZATION || this == DEADLOCK;
+        }
+    }
+
+    private SqlStates() {}
+
+    /** The kind of {@code e}, looking through its causes for the first SQLState that says something. */
+    public static Kind of(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null) {
+                Kind kind = of(sql.getSQLState());
+                if (kind != Kind.OTHER) {
+                    return kind;
+                }
+            }
+        }
+        return Kind.OTHER;
+    }
+
+    static Kind of(String state) {
+        if (state.startsWith("08")) {
+            return Kind.CONNECTION_LOST;
+        }
+        return switch (state) {
+            case "40001", "90131" -> Kind.SERIALIZATION;
+            case "40P01" -> Kind.DEADLOCK;
+            case "55P03", "HYT00" -> Kind.LOCK_TIMEOUT;
+            case "90067", "90098", "57P01", "57P02", "57P03" -> Kind.CONNECTION_LOST;
+            default -> Kind.OTHER;
+        };
+    }
+}

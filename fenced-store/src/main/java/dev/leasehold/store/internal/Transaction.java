@@ -1,0 +1,181 @@
+package dev.leasehold.store.internal;
+
+import dev.leasehold.store.CommitOutcomeUnknownException;
+import dev.leasehold.store.StoreException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+
+/**
+ * One attempt at a store transaction, as {@link Jdbc} describes it: settings, auto-commit, the store's statements,
+ * the caller's work on a {@link GuardedConnection}, commit; rollback on any Throwable; the connection restored, or
+ * aborted if its state is unknown, and always closed. Stateless: every call stands alone.
+ */
+final class Transaction {
+
+    private Transaction() {}
+
+    /** A serialization failure or deadlock of the store's own statements: rolled back, may run again. */
+    static final class Transient extends Exception {
+        private static final long serialVersionUID = 1L;
+        final transient SQLException sql;
+
+        Transient(SQLException sql) {
+            super(null, null, false, false);
+            this.sql = sql;
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    static <T> T once(DataSource dataSource, Jdbc.OnConnection onConnection, Supplier<TxDialect> tx, String operation,
+                      Jdbc.Body<?> store, Jdbc.Work<T> work, boolean eachOnItsOwn) throws Transient {
+        Connection connection;
+        try {
+            connection = dataSource.getConnection();
+        } catch (SQLException e) {
+            throw failure(operation, e);
+        }
+        try {
+            TxDialect settings;
+            TxDialect.Restore restore;
+            boolean autoCommit;
+            try {
+                onConnection.accept(connection);
+                settings = tx.get();
+                restore = settings.enter(connection);
+                autoCommit = connection.getAutoCommit();
+                if (autoCommit && eachOnItsOwn) {
+                    return (T) eachOnItsOwn(operation, connection, settings, restore, store);
+                }
+                if (autoCommit) {
+                    connection.setAutoCommit(false);
+                }
+            } catch (SQLException e) {
+                throw failure(operation, e);
+            }
+            boolean over = false;
+            try {
+                Object stored;
+                Connection carrier = Prologue.once(connection, settings.prologue());
+                try {
+                    stored = store.apply(carrier);
+                    if (work != null) {
+                        Prologue.flush(carrier); // the work runs under the same settings
+                    }
+                } catch (SQLException e) {
+                    over = rollback(connection, e);
+                    if (SqlStates.of(e).retriedByTheStore() && over) {
+                        throw new Transient(e);
+                    }
+                    throw failure(operation, e);
+                } catch (Throwable t) {
+                    over = rollback(connection, t);
+                    throw t;
+                }
+                T result;
+                if (work == null) {
+                    result = (T) stored;
+                } else {
+                    GuardedConnection guarded = new GuardedConnection(connection);
+                    try {
+                        result = work.apply(guarded.connection());
+                    } catch (SQLException e) {
+                        over = rollback(connection, e);
+                        throw failure(operation, e);
+                    } catch (Throwable t) {
+                        over = rollback(connection, t);
+                        throw t; // unchanged, checked or not
+                    } finally {
+                        guarded.end();
+                    }
+                    if (guarded.refused() != null) {
+                        StoreException e = new StoreException(operation + " failed: the work called "
+                                + guarded.refused() + ", which the gate refused, and went on; nothing of the work was"
+                                + " kept (rolled back)");
+                        over = rollback(connection, e);
+                        throw e;
+                    }
+                }
+                try {
+                    connection.commit();
+                    over = true;
+                } catch (SQLException e) {
+                    over = rollback(connection, e);
+                    throw new CommitOutcomeUnknownException(operation, e);
+                }
+                return result;
+            } finally {
+                if (over) {
+                    restore(connection, autoCommit, restore);
+                } else {
+                    abort(connection); // still open and its state unknown: never let it be committed or reused
+                }
+            }
+        } finally {
+            close(connection);
+        }
+    }
+
+    /**
+     * Auto-commit: every store statement its own transaction, with the settings. A failed statement's block was
+     * already rolled back by {@link Prologue#failed}.
+     */
+    private static Object eachOnItsOwn(String operation, Connection connection, TxDialect settings,
+                                       TxDialect.Restore restore, Jdbc.Body<?> body) throws Transient {
+        try {
+            return body.apply(Prologue.each(connection, settings.statementBegin(), settings.statementEnd()));
+        } catch (SQLException e) {
+            if (SqlStates.of(e).retriedByTheStore()) {
+                throw new Transient(e);
+            }
+            throw failure(operation, e);
+        } finally {
+            restore(connection, false, restore);
+        }
+    }
+
+    private static StoreException failure(String operation, SQLException e) {
+        return new StoreException(operation, e);
+    }
+
+    /** Rolls back; false (with the failure recorded on {@code failure}) if even that failed. */
+    private static boolean rollback(Connection connection, Throwable failure) {
+        try {
+            connection.rollback();
+            return true;
+        } catch (SQLException e) {
+            failure.addSuppressed(e);
+            return false;
+        }
+    }
+
+    /** Closes the physical connection at once: the database rolls back what is open; a pool discards it. */
+    private static void abort(Connection connection) {
+        try {
+            connection.abort(Runnable::run);
+        } catch (SQLException | RuntimeException ignored) {
+            // closing follows; a connection that cannot even be aborted is broken, which rolls back too
+        }
+    }
+
+    private static void restore(Connection connection, boolean autoCommit, TxDialect.Restore restore) {
+        try {
+            if (autoCommit) {
+                connection.setAutoCommit(true); // the transaction is over: nothing is committed by this
+            }
+            restore.run();
+        } catch (SQLException ignored) {
+            // the connection is closed next; a pool resets it
+        }
+    }
+
+    private static void close(Connection connection) {
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // nothing is open any more
+        }
+    }
+
+}
