@@ -10,7 +10,9 @@ import java.util.Set;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.WatcherRemoveCuratorFramework;
 import org.apache.curator.framework.api.BackgroundCallback;
+import org.apache.curator.framework.api.CreateBuilder;
 import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.zookeeper.data.Stat;
 
 /**
  * A view of a Curator client that tells the recipe what Curator's own recipe learned, without a request more.
@@ -19,8 +21,10 @@ import org.apache.curator.framework.api.CuratorEvent;
  * ({@code create()}, {@code getData()}, {@code getChildren()}). This view hands them the real client's builders,
  * wrapped so that, after Curator's own callback has run, the recipe is shown the same answer (the create answer
  * carries the new node's Stat; the {@code getData} answer that decides leadership carries the leader node's Stat),
- * and so that the path returned by a foreground {@code create} is reported. Nothing is changed, delayed or added:
- * every call goes to the real client, unmodified. Composition, not a copy of Curator.
+ * and so that the path returned by a foreground {@code create} is reported with its Stat. Nothing is delayed or
+ * added: every call goes to the real client. The one thing asked of Curator's create builder is {@code
+ * storingStatIn}: Curator sends every create as {@code create2}, whose answer carries the Stat anyway; it is then
+ * copied instead of dropped. The request on the wire is the same. Composition, not a copy of Curator.
  *
  * <p>If a later Curator stops using these builders, the recipes still work: they read what they did not see.
  *
@@ -34,8 +38,11 @@ final class CuratorTap {
         /** An answer to a background request, after Curator's own callback ran. */
         void answered(CuratorEvent event);
 
-        /** A foreground create returned {@code path} (namespace-relative, as Curator reports it). */
-        void created(String path);
+        /**
+         * A foreground create returned {@code path} (namespace-relative, as Curator reports it), with the new node's
+         * Stat, or {@code null} if the answer did not carry one (Curator recovered a protected create).
+         */
+        void created(String path, Stat stat);
     }
 
     private CuratorTap() {}
@@ -59,14 +66,24 @@ final class CuratorTap {
                         new Class<?>[] {WatcherRemoveCuratorFramework.class}, new ClientHandler(facade, observer));
             }
             return switch (method.getName()) {
-                case "create", "getData", "getChildren" -> wrap(result, method.getName().equals("create"), observer);
+                case "create" -> {
+                    Stat stat = new Stat();
+                    if (result instanceof CreateBuilder builder) {
+                        builder.storingStatIn(stat); // sets a field of this builder: the chain goes on from result
+                    }
+                    yield wrap(result, stat, observer);
+                }
+                case "getData", "getChildren" -> wrap(result, null, observer);
                 default -> result;
             };
         }
     }
 
-    /** Any step of a builder chain: the same step on the real builder, with background callbacks observed. */
-    private record BuilderHandler(Object builder, boolean create, Observer observer) implements InvocationHandler {
+    /**
+     * Any step of a builder chain: the same step on the real builder, with background callbacks observed.
+     * {@code createStat} is non-null for a create chain: where Curator copies the new node's Stat.
+     */
+    private record BuilderHandler(Object builder, Stat createStat, Observer observer) implements InvocationHandler {
         @Override
         public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
             if (method.getDeclaringClass() == Object.class) {
@@ -81,10 +98,10 @@ final class CuratorTap {
             }
             Object result = call(builder, method, args);
             if (isBuilder(result)) {
-                return wrap(result, create, observer);
+                return wrap(result, createStat, observer);
             }
-            if (create && result instanceof String path && method.getName().equals("forPath")) {
-                observer.created(path);
+            if (createStat != null && result instanceof String path && method.getName().equals("forPath")) {
+                observer.created(path, createStat.getCzxid() != 0 ? createStat : null);
             }
             return result;
         }
@@ -106,13 +123,13 @@ final class CuratorTap {
     }
 
     /** A builder seen through every public interface it implements, whatever the step's declared (erased) type. */
-    private static Object wrap(Object builder, boolean create, Observer observer) {
+    private static Object wrap(Object builder, Stat createStat, Observer observer) {
         if (!isBuilder(builder)) {
             return builder;
         }
         try {
             return Proxy.newProxyInstance(CuratorTap.class.getClassLoader(), PUBLIC_INTERFACES.get(builder.getClass()),
-                    new BuilderHandler(builder, create, observer));
+                    new BuilderHandler(builder, createStat, observer));
         } catch (IllegalArgumentException e) {
             return builder; // interfaces a proxy cannot combine: this request goes unobserved, the recipe reads instead
         }

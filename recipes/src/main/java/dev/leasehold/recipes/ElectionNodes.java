@@ -54,6 +54,16 @@ final class ElectionNodes {
     }
 
     /**
+     * The token of the selector's own node from the Stat its create's answer carried: no round trip. Curator's mutex
+     * granted the lock only after listing the node as the lowest child, and czxid and ephemeralOwner never change
+     * for a node; what is left to check is that its owner is our current session (a node of an expired session is
+     * not ours).
+     */
+    static Read ownSelectorToken(CuratorFramework client, String ourPath, Stat stat, String participantId) {
+        return verifyOwner(sessionId(client), stat, fullPath(client, ourPath), participantId);
+    }
+
+    /**
      * Reads the token of the selector's own node, whose path Curator's create returned: ONE round trip. Curator's
      * mutex granted the lock only after listing the node as the lowest child; a lower sequence is never created
      * later. What is left to check is that the node still exists and is owned by our current session.
@@ -66,7 +76,7 @@ final class ElectionNodes {
         if (stat == null) {
             return Read.refused("our node " + fullPath + " is gone");
         }
-        return verifyOwner(client.getZookeeperClient().getZooKeeper(), stat, fullPath, participantId);
+        return verifyOwner(sessionId(client), stat, fullPath, participantId);
     }
 
     /**
@@ -169,11 +179,10 @@ final class ElectionNodes {
             return Read.refused("the lowest node " + fullPath + " carries id '"
                     + new String(data == null ? new byte[0] : data, StandardCharsets.UTF_8) + "', not ours");
         }
-        return verifyOwner(zk, stat, fullPath, participantId);
+        return verifyOwner(zk.getSessionId(), stat, fullPath, participantId);
     }
 
-    private static Read verifyOwner(ZooKeeper zk, Stat stat, String fullPath, String participantId) {
-        long session = zk.getSessionId();
+    private static Read verifyOwner(long session, Stat stat, String fullPath, String participantId) {
         if (stat.getEphemeralOwner() != session) {
             return Read.refused("node " + fullPath + " is owned by session 0x" + Long.toHexString(stat.getEphemeralOwner())
                     + ", ours is 0x" + Long.toHexString(session));

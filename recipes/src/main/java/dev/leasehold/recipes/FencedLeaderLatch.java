@@ -135,7 +135,7 @@ public final class FencedLeaderLatch implements Closeable {
             }
 
             @Override
-            public void created(String path) {
+            public void created(String path, Stat stat) {
                 // the latch creates its node in the background: its answer comes to answered()
             }
         }), latchPath, participantId);

@@ -16,6 +16,7 @@ import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.recipes.leader.LeaderSelector;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListener;
 import org.apache.curator.framework.state.ConnectionState;
+import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,8 +28,10 @@ import org.slf4j.LoggerFactory;
  * Curator hands this participant the lock (after listing that node as the lowest child), on the selector's own
  * thread (never a ZooKeeper or Curator thread):
  * <ol>
- *   <li>our node's Stat is read (one round trip) and the token (its {@code czxid}) is handed out only if the node
- *       still exists and is owned by the client's current session. Had the create not been seen, the election path
+ *   <li>the token is our node's {@code czxid}, from the Stat the create's answer carried (no round trip), handed
+ *       out only if the node's {@code ephemeralOwner} is the client's current session. If the answer carried no Stat
+ *       (Curator recovered a protected create), the node's Stat is read: one round trip. Had the create not been
+ *       seen at all, the election path
  *       is listed and the lowest {@code lock-} node must be owned by our session <em>and</em> carry this
  *       participant's id (two selectors may share one client and so one session): two round trips;</li>
  *   <li>{@link FencedLeaderSelectorListener#takeLeadership} runs with the token; leadership lasts until it
@@ -68,8 +71,11 @@ public final class FencedLeaderSelector implements Closeable {
     private final Duration closeWait;
     private final LeaderSelector selector;
     private final ThreadPoolExecutor leaderThreads;
-    /** The node Curator's last create returned (namespace-relative): ours, since only our selector uses this view. */
-    private volatile String ownPath;
+    /** The node Curator's last create returned: ours, since only our selector uses this view. */
+    private volatile OwnNode ownNode;
+
+    /** Our node's namespace-relative path, and its Stat if the create's answer carried it (else null). */
+    private record OwnNode(String path, Stat stat) {}
     /** Guards Curator's start and close against each other. */
     private final Object curatorLifecycle = new Object();
     private boolean curatorStarted;
@@ -111,8 +117,8 @@ public final class FencedLeaderSelector implements Closeable {
             }
 
             @Override
-            public void created(String path) {
-                ownPath = path;
+            public void created(String path, Stat stat) {
+                ownNode = new OwnNode(path, stat);
             }
         });
         this.selector = new LeaderSelector(tapped, leaderPath, leaderThreads, new CuratorSide());
@@ -290,11 +296,13 @@ public final class FencedLeaderSelector implements Closeable {
                 return;
             }
             ElectionNodes.Read read;
-            String ours = ownPath;
+            OwnNode ours = ownNode;
             try {
-                read = RetryLoop.callWithRetry(client.getZookeeperClient(), () -> ours != null
-                        ? ElectionNodes.readOwnSelectorToken(client, ours, participantId)
-                        : ElectionNodes.readSelectorToken(client, leaderPath, participantId));
+                read = ours != null && ours.stat() != null
+                        ? ElectionNodes.ownSelectorToken(client, ours.path(), ours.stat(), participantId)
+                        : RetryLoop.callWithRetry(client.getZookeeperClient(), () -> ours != null
+                                ? ElectionNodes.readOwnSelectorToken(client, ours.path(), participantId)
+                                : ElectionNodes.readSelectorToken(client, leaderPath, participantId));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
