@@ -273,7 +273,9 @@ public final class FencedLeaderLatch implements Closeable {
      * the close wait for listeners (on the recipe's thread and on their executors) to finish, and only then deletes
      * the node, so a follower is not granted while this instance's listeners still run. Idempotent.
      *
-     * <p>Called from a listener, or on a ZooKeeper or Curator thread, it does not wait (that would deadlock or stall
+     * <p>If the recipe's thread is idle, {@code leadershipLost(token, CLOSED)} runs on the thread that calls {@code
+     * close()} (as Curator's {@code CloseMode.NOTIFY_LEADER} does), and the node is released at once after it.
+     * Called from a listener, or on a ZooKeeper or Curator thread, it does not wait (that would deadlock or stall
      * every recipe on the client): the node is released on the recipe's own thread once the listeners returned.
      */
     @Override
@@ -282,19 +284,22 @@ public final class FencedLeaderLatch implements Closeable {
         if (previous == Lifecycle.CLOSED) {
             return;
         }
-        withdraw(LossCause.CLOSED, "closed");
-        events.execute(() -> {
+        endGrant(LossCause.CLOSED, "closed");
+        Runnable last = () -> {
             drainLosses();
             executorCalls.awaitIdle(closeWait, participantId);
             release();
-        });
+        };
+        boolean mayWait = !events.isCurrentThread() && !ElectionNodes.isZooKeeperOrCuratorThread();
+        // Nothing queued or running on the recipe's thread: tell the listeners and release here, without waking it.
+        if (!mayWait || !events.runHereIfIdle(last)) {
+            events.execute(last);
+        }
         events.shutdown();
-        if (!events.isCurrentThread() && !ElectionNodes.isZooKeeperOrCuratorThread()) {
-            if (!events.awaitTermination(closeWait)) {
-                log.warn("[{}] listeners still running after {} ms; releasing the node anyway", participantId,
-                        closeWait.toMillis());
-                release();
-            }
+        if (mayWait && !events.awaitTermination(closeWait)) {
+            log.warn("[{}] listeners still running after {} ms; releasing the node anyway", participantId,
+                    closeWait.toMillis());
+            release();
         }
         signalWaiters();
     }
@@ -421,16 +426,24 @@ public final class FencedLeaderLatch implements Closeable {
 
     /** Any thread; never blocks. Ends the current grant, if any, and voids checks in flight. */
     private void withdraw(LossCause cause, String why) {
+        if (endGrant(cause, why)) {
+            events.execute(this::drainLosses);
+        }
+    }
+
+    /** Ends the current grant; {@code true} if there was one (its listeners are told by the next drainLosses). */
+    private boolean endGrant(LossCause cause, String why) {
         Grant current;
         do {
             current = grant.get();
         } while (!grant.compareAndSet(current, Grant.none(current.generation() + 1)));
         signalWaiters();
-        if (current.token() != null) {
-            log.info("[{}] token {} withdrawn: {}", participantId, current.token().value(), why);
-            losses.add(new Loss(current, cause));
-            events.execute(this::drainLosses);
+        if (current.token() == null) {
+            return false;
         }
+        log.info("[{}] token {} withdrawn: {}", participantId, current.token().value(), why);
+        losses.add(new Loss(current, cause));
+        return true;
     }
 
     /** On the recipe's own thread: tells each listener that was told of a grant that the grant is over. */

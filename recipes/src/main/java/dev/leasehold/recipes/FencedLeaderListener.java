@@ -5,7 +5,9 @@ package dev.leasehold.recipes;
  *
  * <p>Callbacks never run on a ZooKeeper or Curator thread, nor under the recipe's lock. They run on the recipe's
  * own thread, or on the executor given to {@link FencedLeaderLatch#addListener(FencedLeaderListener,
- * java.util.concurrent.Executor)}. A callback that throws is logged and does not break the recipe.
+ * java.util.concurrent.Executor)}; the one exception is {@code leadershipLost(token, CLOSED)}, which runs on the
+ * thread that calls {@link FencedLeaderLatch#close()} when the recipe's thread is idle (one at a time and in order
+ * all the same). A callback that throws is logged and does not break the recipe.
  *
  * <p>Per grant, a listener is told either nothing, or {@code leadershipAcquired} and later {@code leadershipLost}
  * with the same token: never lost first, never an acquired without its lost (a latch that is closed tells
