@@ -311,4 +311,48 @@ class FencedLeaderSelectorTest {
         assertThat(fencedRequests - plainRequests).as("extra requests per grant (plain Curator: %d)", plainRequests)
                 .isZero();
     }
+
+    /**
+     * Work that ignores interrupts: close() waits only the configured time, the node stays (nobody else can lead,
+     * so nobody holds a higher token) until the work returns, then goes.
+     */
+    @Test
+    void workThatIgnoresTheInterruptKeepsItsNodeUntilItReturnsAndCloseWaitsOnlyTheCloseWait() throws Exception {
+        CuratorFramework client = closeLater(Zk.client(server.getConnectString()));
+        CountDownLatch finish = new CountDownLatch(1);
+        toClose.push(finish::countDown);
+        BlockingQueue<FencingToken> grants = new LinkedBlockingQueue<>();
+        FencedLeaderSelector stubborn = closeLater(new FencedLeaderSelector(client, PATH, "stubborn", (c, token) -> {
+            grants.add(token);
+            while (true) {
+                try {
+                    finish.await();
+                    return;
+                } catch (InterruptedException ignored) {
+                    // the point of this test: work that does not stop when interrupted
+                }
+            }
+        }, java.time.Duration.ofMillis(200)));
+        stubborn.start();
+        FencingToken token = grants.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(token).isNotNull();
+
+        stubborn.close(); // returns after the 200 ms close wait, with a WARN
+        assertThat(stubborn.hasLeadership()).isFalse();
+        assertThat(observer.checkExists().forPath(token.path())).as("the node of work that still runs").isNotNull();
+        HeldWork next = new HeldWork();
+        toClose.push(next.release::countDown);
+        FencedLeaderSelector follower = closeLater(new FencedLeaderSelector(
+                closeLater(Zk.client(server.getConnectString())), PATH, "follower", next));
+        follower.start();
+        assertThat(follower.currentLeader().orElseThrow().participantId()).isEqualTo("stubborn");
+
+        finish.countDown();
+        Zk.awaitDeleted(observer, token.path());
+        FencingToken followerToken = next.nextGrant();
+        assertThat(followerToken.isNewerThan(token)).isTrue();
+        LeaderInfo leader = follower.currentLeader().orElseThrow();
+        assertThat(leader.participantId()).isEqualTo("follower");
+        assertThat(leader.token()).isEqualTo(followerToken);
+    }
 }
