@@ -45,12 +45,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safety: thread-safe. A selector that is queued for leadership holds one thread (Curator's
  * LeaderSelector blocks it in the mutex's acquire); a closed or never-started one holds none, and the thread ends
- * {@link RecipeThread#KEEP_ALIVE} after the work, if the selector is not queued again.
+ * 2 s after the work, if the selector is not queued again.
  */
 public final class FencedLeaderSelector implements Closeable {
 
     /** How long {@link #close()} waits, by default, for the leader's work to return after interrupting it. */
     public static final long CLOSE_WAIT_MILLIS = 10_000;
+
+    /** How long the selector's thread outlives the work when the selector is not queued again. */
+    private static final long IDLE_THREAD_MILLIS = 2_000;
 
     /** Started selectors, by client, path and id: one id per client and path, or two could share a token. */
     private static final Set<Participant> STARTED = ConcurrentHashMap.newKeySet();
@@ -107,7 +110,7 @@ public final class FencedLeaderSelector implements Closeable {
         this.listener = ElectionNodes.requireArgument(listener, "listener");
         this.closeWait = ElectionNodes.requireCloseWait(closeWait);
         ThreadFactory threads = ElectionNodes.namedDaemon("leasehold-selector-" + participantId);
-        this.leaderThreads = new ThreadPoolExecutor(1, 1, RecipeThread.KEEP_ALIVE.toMillis(), TimeUnit.MILLISECONDS,
+        this.leaderThreads = new ThreadPoolExecutor(1, 1, IDLE_THREAD_MILLIS, TimeUnit.MILLISECONDS,
                 new LinkedBlockingQueue<>(), threads);
         this.leaderThreads.allowCoreThreadTimeOut(true);
         CuratorFramework tapped = CuratorTap.tap(client, new CuratorTap.Observer() {
