@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -177,6 +178,7 @@ public final class FencedLeaderLatch implements Closeable {
                 return;
             }
             client.getConnectionStateListenable().addListener(connectionListener);
+            events.prestart(); // the first grant does not pay for a new thread; it still ends if idle
             try {
                 latch.start();
                 curatorStarted = true;
@@ -324,7 +326,11 @@ public final class FencedLeaderLatch implements Closeable {
             }
             stats.keySet().removeIf(p -> !p.equals(ours));
         }
-        reconcile();
+        // Only when Curator leads with a node whose token we do not hold (its report may not come: see the class
+        // comment); waking our thread for every answer would compete with Curator's own work for the CPU.
+        if (latch.hasLeadership() && !Objects.equals(latch.getLastPathIsLeader(), grant.get().curatorPath())) {
+            reconcile();
+        }
     }
 
     /** Any thread, never blocks: queue one check of Curator's leadership on our thread. */

@@ -39,6 +39,11 @@ final class RecipeThread {
         this.pool.allowCoreThreadTimeOut(true);
     }
 
+    /** Starts the thread ahead of the first task (it ends after {@link #KEEP_ALIVE} if no task comes). */
+    void prestart() {
+        pool.prestartCoreThread();
+    }
+
     /** Queues {@code task}; after {@link #shutdown()} it is dropped (the recipe is closed). Never blocks. */
     void execute(Runnable task) {
         synchronized (this) {
@@ -102,10 +107,7 @@ final class RecipeThread {
                 return false;
             }
         }
-        if (shutdown) {
-            pool.shutdown();
-        }
-        return true;
+        return true; // the pool's thread ends by itself when idle: shutting the pool down here costs a wake-up
     }
 
     private void startDraining() {
