@@ -292,7 +292,9 @@ public final class FencedLeaderLatch implements Closeable {
             executorCalls.awaitIdle(closeWait, participantId);
             release();
         };
-        boolean mayWait = !events.isCurrentThread() && !ElectionNodes.isZooKeeperOrCuratorThread();
+        // Never wait for ourselves (a listener closing the latch) nor on a ZooKeeper or Curator thread.
+        boolean mayWait = !events.isCurrentThread() && !executorCalls.isCallingThread()
+                && !ElectionNodes.isZooKeeperOrCuratorThread();
         // Nothing queued or running on the recipe's thread: tell the listeners and release here, without waking it.
         if (!mayWait || !events.runHereIfIdle(last)) {
             events.execute(last);

@@ -17,6 +17,8 @@ final class ListenerCalls {
     private static final Logger log = LoggerFactory.getLogger(ListenerCalls.class);
 
     private int running;
+    /** Set on a thread while it runs one of our calls: close() from there must not wait for itself. */
+    private final ThreadLocal<Boolean> calling = new ThreadLocal<>();
 
     /** @return {@code false} if the executor rejected the call (then it is not counted) */
     boolean submit(Executor executor, Runnable call) {
@@ -25,9 +27,11 @@ final class ListenerCalls {
         }
         try {
             executor.execute(() -> {
+                calling.set(Boolean.TRUE);
                 try {
                     call.run();
                 } finally {
+                    calling.remove();
                     done();
                 }
             });
@@ -36,6 +40,11 @@ final class ListenerCalls {
             done();
             return false;
         }
+    }
+
+    /** {@code true} on a user's executor thread while it runs one of our listener calls. */
+    boolean isCallingThread() {
+        return calling.get() != null;
     }
 
     private synchronized void done() {

@@ -168,11 +168,13 @@ class LatchLifecycleTest {
         FencedLeaderLatch latch = closeLater(new FencedLeaderLatch(client, PATH, "p"));
         CountDownLatch lostRunning = new CountDownLatch(1);
         CountDownLatch finishLost = new CountDownLatch(1);
+        CountDownLatch blockerAcquired = new CountDownLatch(1);
         GrantRecorder recorder = new GrantRecorder();
         latch.addListener(recorder);
         latch.addListener(new FencedLeaderListener() {
             @Override
             public void leadershipAcquired(FencingToken token) {
+                blockerAcquired.countDown();
             }
 
             @Override
@@ -187,6 +189,8 @@ class LatchLifecycleTest {
         });
         latch.start();
         FencingToken token = recorder.nextAcquired();
+        // Both listeners told: a close between the two would (rightly) leave the second one told nothing at all.
+        assertThat(blockerAcquired.await(20, TimeUnit.SECONDS)).isTrue();
 
         CountDownLatch closeReturned = new CountDownLatch(1);
         AtomicReference<String> closedOn = new AtomicReference<>();
@@ -221,5 +225,34 @@ class LatchLifecycleTest {
         assertThat(info.token().value()).isEqualTo(leader.currentToken().orElseThrow().value());
         assertThat(info.sessionId()).isEqualTo(a.getZookeeperClient().getZooKeeper().getSessionId());
         assertThat(info).isEqualTo(leader.currentLeader().orElseThrow());
+    }
+
+    /** A listener on the user's executor that closes the latch: close() must not wait for that very call. */
+    @Test
+    void aListenerOnAnExecutorThatClosesTheLatchDoesNotWaitForItself() throws Exception {
+        CuratorFramework client = closeLater(Zk.client(server.getConnectString()));
+        FencedLeaderLatch latch = closeLater(new FencedLeaderLatch(client, PATH, "p", java.time.Duration.ofMinutes(1)));
+        ExecutorService userExecutor = Executors.newCachedThreadPool();
+        toClose.push(userExecutor::shutdownNow);
+        CountDownLatch closeReturned = new CountDownLatch(1);
+        BlockingQueue<FencingToken> lost = new LinkedBlockingQueue<>();
+        latch.addListener(new FencedLeaderListener() {
+            @Override
+            public void leadershipAcquired(FencingToken token) {
+                latch.close();
+                closeReturned.countDown();
+            }
+
+            @Override
+            public void leadershipLost(FencingToken token) {
+                lost.add(token);
+            }
+        }, userExecutor);
+        latch.start();
+        assertThat(closeReturned.await(20, TimeUnit.SECONDS)).as("close() returned well within its 1-minute wait")
+                .isTrue();
+        FencingToken token = lost.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(token).isNotNull();
+        Zk.awaitDeleted(observer, token.path());
     }
 }
