@@ -164,8 +164,17 @@ public final class FencedLeaderSelector implements Closeable {
                         + " participant id is started on this client and path " + leaderPath + ": they would share"
                         + " one token; give each participant its own id");
             }
-            selector.start();
-            curatorStarted = true;
+            try {
+                selector.start();
+                curatorStarted = true;
+            } catch (RuntimeException e) {
+                STARTED.remove(new Participant(client, leaderPath, participantId));
+                released = true;
+                lifecycle.set(Lifecycle.CLOSED);
+                leaderThreads.shutdown();
+                throw new IllegalStateException("[" + participantId + "] could not start the selector on "
+                        + leaderPath, e);
+            }
         }
     }
 
