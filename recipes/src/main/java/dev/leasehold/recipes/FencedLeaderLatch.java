@@ -7,15 +7,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.CuratorEventType;
@@ -75,15 +71,12 @@ public final class FencedLeaderLatch implements Closeable {
      * Who we are as leader right now. Replaced, never mutated, except for {@code told}, the listeners told of it
      * (touched on the recipe's own thread only). Identity is what compareAndSet compares.
      */
-    private record Grant(FencingToken token, String curatorPath, long generation, List<Registration> told) {
+    private record Grant(FencingToken token, String curatorPath, long generation,
+                         List<LatchListeners.Registration> told) {
         static Grant none(long generation) {
             return new Grant(null, null, generation, List.of());
         }
     }
-
-    private record Loss(Grant grant, LossCause cause) {}
-
-    private record Registration(FencedLeaderListener listener, Executor executor) {}
 
     /** What a node's create answer tells once and for ever: czxid and ephemeralOwner never change. */
     private record NodeStat(long czxid, long owner) {}
@@ -95,14 +88,12 @@ public final class FencedLeaderLatch implements Closeable {
     private final LeaderLatch latch;
     private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.LATENT);
     private final AtomicReference<Grant> grant = new AtomicReference<>(Grant.none(0));
-    private final Queue<Loss> losses = new ConcurrentLinkedQueue<>();
-    private final List<Registration> listeners = new CopyOnWriteArrayList<>();
     /** Stats of our own nodes, by Curator's (namespace-relative, protected) path; only Curator's current node kept. */
     private final Map<String, NodeStat> stats = new ConcurrentHashMap<>();
     private final AtomicBoolean reconcileQueued = new AtomicBoolean();
     /** The recipe's own thread: grants and listener calls happen here, in order. */
     private final RecipeThread events;
-    private final ListenerCalls executorCalls = new ListenerCalls();
+    private final LatchListeners listeners;
     /** Guards Curator's start and close against each other (never held while calling user code). */
     private final Object curatorLifecycle = new Object();
     private boolean curatorStarted;
@@ -141,6 +132,7 @@ public final class FencedLeaderLatch implements Closeable {
             }
         }), latchPath, participantId);
         this.events = new RecipeThread("leasehold-latch-" + participantId);
+        this.listeners = new LatchListeners(participantId);
         this.latch.addListener(new LeaderLatchListener() {
             @Override
             public void isLeader() {
@@ -249,17 +241,17 @@ public final class FencedLeaderLatch implements Closeable {
 
     /** Adds a listener that runs on the recipe's own thread. Keep it short: it delays the next grant. */
     public void addListener(FencedLeaderListener listener) {
-        listeners.add(new Registration(ElectionNodes.requireArgument(listener, "listener"), null));
+        listeners.add(ElectionNodes.requireArgument(listener, "listener"), null);
     }
 
     /** Adds a listener that runs on {@code executor} (handed the call from the recipe's own thread). */
     public void addListener(FencedLeaderListener listener, Executor executor) {
-        listeners.add(new Registration(ElectionNodes.requireArgument(listener, "listener"),
-                ElectionNodes.requireArgument(executor, "executor")));
+        listeners.add(ElectionNodes.requireArgument(listener, "listener"),
+                ElectionNodes.requireArgument(executor, "executor"));
     }
 
     public void removeListener(FencedLeaderListener listener) {
-        listeners.removeIf(r -> r.listener() == listener);
+        listeners.remove(listener);
     }
 
     public String participantId() {
@@ -288,12 +280,12 @@ public final class FencedLeaderLatch implements Closeable {
         }
         endGrant(LossCause.CLOSED, "closed");
         Runnable last = () -> {
-            drainLosses();
-            executorCalls.awaitIdle(closeWait, participantId);
+            listeners.drainLosses();
+            listeners.awaitExecutorCalls(closeWait);
             release();
         };
         // Never wait for ourselves (a listener closing the latch) nor on a ZooKeeper or Curator thread.
-        boolean mayWait = !events.isCurrentThread() && !executorCalls.isCallingThread()
+        boolean mayWait = !events.isCurrentThread() && !listeners.isCallingThread()
                 && !ElectionNodes.isZooKeeperOrCuratorThread();
         // Nothing queued or running on the recipe's thread: tell the listeners and release here, without waking it.
         if (!mayWait || !events.runHereIfIdle(last)) {
@@ -347,7 +339,7 @@ public final class FencedLeaderLatch implements Closeable {
 
     /** On the recipe's own thread: if Curator leads with a node whose token we do not hold, take that token. */
     private void grantIfCuratorLeads() {
-        drainLosses();
+        listeners.drainLosses();
         if (lifecycle.get() != Lifecycle.STARTED) {
             return;
         }
@@ -361,7 +353,7 @@ public final class FencedLeaderLatch implements Closeable {
                 return; // level reached: we hold the token of Curator's leading node
             }
             withdraw(LossCause.NODE_GONE, "Curator now leads with another node, " + path);
-            drainLosses();
+            listeners.drainLosses();
             current = grant.get();
         }
         // Curator 5.9.0 can report leadership for a node it has already replaced (a stale getData answer): only a
@@ -387,7 +379,7 @@ public final class FencedLeaderLatch implements Closeable {
             return;
         }
         FencingToken token = new FencingToken(stat.czxid(), ElectionNodes.fullPath(client, path), participantId);
-        Grant next = new Grant(token, path, current.generation() + 1, new CopyOnWriteArrayList<>());
+        Grant next = new Grant(token, path, current.generation() + 1, LatchListeners.newTold());
         // A loss while checking bumped the generation: the check is void (compareAndSet compares identity).
         if (!latch.hasLeadership() || !path.equals(latch.getLastPathIsLeader()) || !grant.compareAndSet(current, next)) {
             log.debug("[{}] leadership changed while granting token {}; not granted", participantId, token.value());
@@ -396,14 +388,9 @@ public final class FencedLeaderLatch implements Closeable {
         signalWaiters();
         log.info("[{}] leading with token {} (0x{}) on {}", participantId, token.value(),
                 Long.toHexString(token.value()), token.path());
-        for (Registration registration : listeners) {
-            if (grant.get() != next) {
-                break; // withdrawn meanwhile (a listener closed the latch, say): the rest never hear of this grant
-            }
-            next.told().add(registration);
-            call(registration, l -> l.leadershipAcquired(token), token);
-        }
-        drainLosses();
+        // Withdrawn meanwhile (a listener closed the latch, say): the rest never hear of this grant.
+        listeners.tellAcquired(token, next.told(), () -> grant.get() == next);
+        listeners.drainLosses();
     }
 
     private NodeStat readStat(String path) {
@@ -435,7 +422,7 @@ public final class FencedLeaderLatch implements Closeable {
     /** Any thread; never blocks. Ends the current grant, if any, and voids checks in flight. */
     private void withdraw(LossCause cause, String why) {
         if (endGrant(cause, why)) {
-            events.execute(this::drainLosses);
+            events.execute(listeners::drainLosses);
         }
     }
 
@@ -450,41 +437,11 @@ public final class FencedLeaderLatch implements Closeable {
             return false;
         }
         log.info("[{}] token {} withdrawn: {}", participantId, current.token().value(), why);
-        losses.add(new Loss(current, cause));
+        listeners.lost(current.token(), current.told(), cause);
         return true;
     }
 
-    /** On the recipe's own thread: tells each listener that was told of a grant that the grant is over. */
-    private void drainLosses() {
-        for (Loss loss = losses.poll(); loss != null; loss = losses.poll()) {
-            FencingToken token = loss.grant().token();
-            LossCause cause = loss.cause();
-            for (Registration registration : loss.grant().told()) {
-                call(registration, l -> l.leadershipLost(token, cause), token);
-            }
-        }
-    }
-
     // ---- threads ---------------------------------------------------------------------------------------------
-
-    /** On the recipe's own thread: runs the call here, or hands it to the listener's executor. */
-    private void call(Registration registration, Consumer<FencedLeaderListener> call, FencingToken token) {
-        Runnable safeCall = () -> {
-            try {
-                call.accept(registration.listener());
-            } catch (VirtualMachineError e) {
-                throw e;
-            } catch (Throwable e) {
-                log.error("[{}] listener {} threw for token {}", participantId, registration.listener(),
-                        token.value(), e);
-            }
-        };
-        if (registration.executor() == null) {
-            safeCall.run();
-        } else if (!executorCalls.submit(registration.executor(), safeCall)) {
-            log.warn("[{}] listener executor rejected a call for token {}", participantId, token.value());
-        }
-    }
 
     /** Stops Curator's latch (its node is deleted in the background), or makes sure it never starts. */
     private void release() {
