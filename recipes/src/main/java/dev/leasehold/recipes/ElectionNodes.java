@@ -9,23 +9,23 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Op;
-import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.common.PathUtils;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * The only code that reads a fencing token from ZooKeeper: it turns "Curator says I lead" into a token, or into
- * a refusal when the node was not verified as leader at read time.
+ * The reads the recipes make of the election (a selector's token, and who leads), the argument checks they
+ * share, and small helpers. Package-private: copied with the recipes.
  *
- * <p>A token is handed out only for a node that is, at read time, the lowest child of the election path (by
- * sequence suffix) <em>and</em> has {@code ephemeralOwner} equal to the client's current session id (and, for a
- * selector, data equal to the participant id). A node re-created after a reconnect has a <em>higher</em> czxid
+ * <p>A token is handed out only for a node that was the lowest child of the election path at some instant (Curator
+ * establishes it before it grants; {@link #readSelectorToken} checks it itself) <em>and</em> has {@code
+ * ephemeralOwner} equal to the client's current session id. A node re-created after a reconnect has a <em>higher</em> czxid
  * than the real leader's; handing that out would fence the real leader out. The sequence suffix is never used
  * as a token: it restarts at 0 when the container parent is reaped and it is a signed 32-bit counter.
  *
  * <p>All reads are made without watches, so the recipes add no watch to the election.
+ *
+ * <p>Thread-safety: stateless; safe from any thread (the reads block on the network: never on ZooKeeper's threads).
  */
 final class ElectionNodes {
 
@@ -54,36 +54,100 @@ final class ElectionNodes {
     }
 
     /**
-     * Verifies and reads the token of a LeaderLatch node in ONE round trip: a read-only multi of
-     * {@code getChildren(parent)} and {@code getData(ourPath)}, served atomically by one server.
-     *
-     * @param ourPath the latch's own node, as Curator reports it (relative to the client's namespace)
+     * The token of the selector's own node from the Stat its create's answer carried: no round trip. Curator's mutex
+     * granted the lock only after listing the node as the lowest child, and czxid and ephemeralOwner never change
+     * for a node; what is left to check is that its owner is our current session (a node of an expired session is
+     * not ours).
      */
-    static Read readLatchToken(CuratorFramework client, String ourPath, String participantId)
-            throws KeeperException, InterruptedException, Exception {
-        if (ourPath == null) {
-            return Read.refused("the latch has no node");
-        }
-        ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
-        String fullPath = ZKPaths.fixForNamespace(client.getNamespace(), ourPath);
-        String parent = ZKPaths.getPathAndNode(fullPath).getPath();
-        String ourNode = ZKPaths.getNodeFromPath(fullPath);
+    static Read ownSelectorToken(CuratorFramework client, String ourPath, Stat stat, String participantId) {
+        return verifyOwner(sessionId(client), stat, fullPath(client, ourPath), participantId);
+    }
 
-        List<OpResult> results = zk.multi(Arrays.asList(Op.getChildren(parent), Op.getData(fullPath)));
-        if (results.get(0) instanceof OpResult.ErrorResult e) {
-            return Read.refused("listing " + parent + " failed: " + KeeperException.Code.get(e.getErr()));
+    /**
+     * Reads the token of the selector's own node, whose path Curator's create returned: ONE round trip. Curator's
+     * mutex granted the lock only after listing the node as the lowest child; a lower sequence is never created
+     * later. What is left to check is that the node still exists and is owned by our current session.
+     *
+     * @param ourPath the node, namespace-relative, as Curator's create returned it
+     */
+    static Read readOwnSelectorToken(CuratorFramework client, String ourPath, String participantId) throws Exception {
+        Stat stat = client.checkExists().forPath(ourPath);
+        String fullPath = fullPath(client, ourPath);
+        if (stat == null) {
+            return Read.refused("our node " + fullPath + " is gone");
         }
-        if (results.get(1) instanceof OpResult.ErrorResult e) {
-            return Read.refused("reading our node " + fullPath + " failed: " + KeeperException.Code.get(e.getErr()));
-        }
-        List<String> children = ((OpResult.GetChildrenResult) results.get(0)).getChildren();
-        Stat stat = ((OpResult.GetDataResult) results.get(1)).getStat();
+        return verifyOwner(sessionId(client), stat, fullPath, participantId);
+    }
 
-        Optional<String> lowest = lowestChild(children, LATCH_MARKER);
-        if (lowest.isEmpty() || !lowest.get().equals(ourNode)) {
-            return Read.refused("our node " + ourNode + " is not the lowest child (lowest: " + lowest.orElse("none") + ")");
+    /**
+     * Who leads the election at {@code electionPath}: the lowest node carrying {@code marker}, its data (the
+     * participant id), czxid and owner. Two reads (children, then the node), no watch; retried if the lowest node
+     * vanishes between them.
+     */
+    static Optional<LeaderInfo> readLeader(CuratorFramework client, String electionPath, String marker) {
+        try {
+            for (int attempt = 0; attempt < 5; attempt++) {
+                List<String> children;
+                try {
+                    children = client.getChildren().forPath(electionPath);
+                } catch (KeeperException.NoNodeException e) {
+                    return Optional.empty();
+                }
+                Optional<String> lowest = lowestChild(children, marker);
+                if (lowest.isEmpty()) {
+                    return Optional.empty();
+                }
+                String path = ZKPaths.makePath(electionPath, lowest.get());
+                Stat stat = new Stat();
+                byte[] data;
+                try {
+                    data = client.getData().storingStatIn(stat).forPath(path);
+                } catch (KeeperException.NoNodeException e) {
+                    continue; // the leader left between the two reads: look again
+                }
+                String id = new String(data == null ? new byte[0] : data, StandardCharsets.UTF_8);
+                return Optional.of(new LeaderInfo(id, new FencingToken(stat.getCzxid(), fullPath(client, path), id),
+                        stat.getEphemeralOwner()));
+            }
+            return Optional.empty();
+        } catch (Exception e) {
+            throw new IllegalStateException("could not read the leader of " + electionPath, e);
         }
-        return verifyOwner(zk, stat, fullPath, participantId);
+    }
+
+    /** The node's full ZooKeeper path: with the client's namespace, if it has one. */
+    static String fullPath(CuratorFramework client, String path) {
+        return ZKPaths.fixForNamespace(client.getNamespace(), path);
+    }
+
+    /** The client's current session id, or 0 if it has none (then no node is ours). Never blocks on the network. */
+    static long sessionId(CuratorFramework client) {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    static boolean isConnected(CuratorFramework client) {
+        return client.getZookeeperClient().isConnected();
+    }
+
+    /**
+     * {@code true} on ZooKeeper's event or send thread or one of Curator's threads (a connection-state listener,
+     * say): threads that must never be blocked. Known by their names, which ZooKeeper and Curator set.
+     */
+    static boolean isZooKeeperOrCuratorThread() {
+        String name = Thread.currentThread().getName();
+        return name.endsWith("-EventThread") || name.contains("-SendThread(") || name.startsWith("Curator-");
+    }
+
+    static java.time.Duration requireCloseWait(java.time.Duration wait) {
+        requireArgument(wait, "closeWait");
+        if (wait.isNegative() || wait.isZero() || wait.compareTo(java.time.Duration.ofHours(1)) > 0) {
+            throw new IllegalArgumentException("closeWait must be more than 0 and at most 1 hour, was " + wait);
+        }
+        return wait;
     }
 
     /**
@@ -115,11 +179,10 @@ final class ElectionNodes {
             return Read.refused("the lowest node " + fullPath + " carries id '"
                     + new String(data == null ? new byte[0] : data, StandardCharsets.UTF_8) + "', not ours");
         }
-        return verifyOwner(zk, stat, fullPath, participantId);
+        return verifyOwner(zk.getSessionId(), stat, fullPath, participantId);
     }
 
-    private static Read verifyOwner(ZooKeeper zk, Stat stat, String fullPath, String participantId) {
-        long session = zk.getSessionId();
+    private static Read verifyOwner(long session, Stat stat, String fullPath, String participantId) {
         if (stat.getEphemeralOwner() != session) {
             return Read.refused("node " + fullPath + " is owned by session 0x" + Long.toHexString(stat.getEphemeralOwner())
                     + ", ours is 0x" + Long.toHexString(session));

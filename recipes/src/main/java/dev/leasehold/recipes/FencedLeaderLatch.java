@@ -2,24 +2,25 @@ package dev.leasehold.recipes;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
-import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.api.CuratorEventType;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,56 +29,75 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The election is Curator's, unchanged: each participant creates a protected ephemeral-sequential node under
  * {@code latchPath}; the lowest leads; each follower watches only its predecessor, so a leader change wakes
- * exactly one follower. This class adds no watch of its own.
+ * exactly one follower. This class adds no watch and, normally, no request of its own.
  *
- * <p>How a grant becomes a token:
+ * <p>How a grant becomes a token (level-triggered: re-checked on every report Curator gets, on RECONNECTED and
+ * whenever Curator's leading node changes):
  * <ol>
- *   <li>Curator reports leadership. The report is handed to this recipe's own thread (never handled on a
- *       ZooKeeper or Curator thread).</li>
- *   <li>One read-only multi (one round trip) lists the election path and stats our node. The token is the node's
- *       {@code czxid}, handed out only if, at that read, the node is the lowest child and its
- *       {@code ephemeralOwner} is the client's current session.</li>
- *   <li>If any loss happened while reading, the read is void and nothing is granted.</li>
+ *   <li>Curator is given a view of the client ({@link CuratorTap}) that shows this recipe the answers Curator gets.
+ *       The answer to the create carries the new node's Stat (czxid, ephemeralOwner): kept, by the node's full
+ *       protected path, while the node is still following. No round trip at grant.</li>
+ *   <li>When Curator leads with node P ({@code getLastPathIsLeader()}), the recipe's own thread checks: P is still
+ *       Curator's own node ({@code getOurPath()}: Curator 5.9.0 can report leadership for a node it already
+ *       replaced), P's owner is the client's current session (a node of an older session is not ours), and grants
+ *       the token {@code czxid(P)}. P was the lowest child when Curator checked it; a lower sequence is never created
+ *       later, so no other check is needed. If P's Stat was not seen, it is read once (one round trip).</li>
+ *   <li>A loss that raced the check voids it (the grant is swapped by compareAndSet).</li>
  * </ol>
  *
  * <p>How a grant ends: on SUSPENDED (under Curator's default error policy) and on LOST the token is withdrawn at
  * once, on the thread that delivers the state change ({@link #currentToken()} becomes empty, {@link
- * #hasLeadership()} false), then listeners are told {@code leadershipLost}. If the session survives, Curator
- * re-grants on RECONNECTED and the same node yields the same token value.
+ * #hasLeadership()} false), then listeners are told {@code leadershipLost} with a {@link LossCause}. If the session
+ * survives, Curator re-grants on RECONNECTED and the same node yields the same token value.
  *
  * <p>IMPORTANT: {@code hasLeadership()} is a belief, not a guarantee. A paused process (GC, frozen VM) keeps
  * believing it leads until it runs again and sees the state change; another participant may lead meanwhile. Only
  * the resource's token check stops the stale leader's writes: "check {@code hasLeadership()}, then write" is always
  * a race.
+ *
+ * <p>Thread-safety: thread-safe. Listeners run on the recipe's own thread (a thread that ends after {@link
+ * RecipeThread#KEEP_ALIVE} idle, so an idle latch holds no thread) or on the executor given with them.
  */
 public final class FencedLeaderLatch implements Closeable {
 
-    /** How long {@link #close()} waits for listeners on the recipe's own thread to finish before releasing the node. */
+    /** How long {@link #close()} waits, by default, for listeners to finish before releasing the node. */
     public static final long CLOSE_WAIT_MILLIS = 10_000;
-
-    /** Verification attempts per grant when Curator's node changes under the report (see onCuratorLeader). */
-    private static final int VERIFY_ATTEMPTS = 5;
-    private static final long VERIFY_PAUSE_MILLIS = 25;
 
     private static final Logger log = LoggerFactory.getLogger(FencedLeaderLatch.class);
 
     private enum Lifecycle { LATENT, STARTED, CLOSED }
 
-    /** Who we are as leader right now. Replaced, never mutated: identity is what compareAndSet compares. */
-    private record Grant(FencingToken token, long generation) {}
+    /**
+     * Who we are as leader right now. Replaced, never mutated, except for {@code told}, the listeners told of it
+     * (touched on the recipe's own thread only). Identity is what compareAndSet compares.
+     */
+    private record Grant(FencingToken token, String curatorPath, long generation,
+                         List<LatchListeners.Registration> told) {
+        static Grant none(long generation) {
+            return new Grant(null, null, generation, List.of());
+        }
+    }
 
-    private record Registration(FencedLeaderListener listener, Executor executor) {}
+    /** What a node's create answer tells once and for ever: czxid and ephemeralOwner never change. */
+    private record NodeStat(long czxid, long owner) {}
 
     private final CuratorFramework client;
     private final String latchPath;
     private final String participantId;
+    private final Duration closeWait;
     private final LeaderLatch latch;
     private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.LATENT);
-    private final AtomicReference<Grant> grant = new AtomicReference<>(new Grant(null, 0));
-    private final List<Registration> listeners = new CopyOnWriteArrayList<>();
-    /** The recipe's own thread: token reads and listener calls happen here, in order. */
-    private final ThreadPoolExecutor events;
-    private volatile Thread eventsThread;
+    private final AtomicReference<Grant> grant = new AtomicReference<>(Grant.none(0));
+    /** Stats of our own nodes, by Curator's (namespace-relative, protected) path; only Curator's current node kept. */
+    private final Map<String, NodeStat> stats = new ConcurrentHashMap<>();
+    private final AtomicBoolean reconcileQueued = new AtomicBoolean();
+    /** The recipe's own thread: grants and listener calls happen here, in order. */
+    private final RecipeThread events;
+    private final LatchListeners listeners;
+    /** Guards Curator's start and close against each other (never held while calling user code). */
+    private final Object curatorLifecycle = new Object();
+    private boolean curatorStarted;
+    private boolean released;
     /** {@link #await} waits on this monitor; it is held only to signal, never while calling anyone's code. */
     private final Object leadershipChanged = new Object();
     private final ConnectionStateListener connectionListener = (c, state) -> onConnectionStateChanged(state);
@@ -88,28 +108,47 @@ public final class FencedLeaderLatch implements Closeable {
      * @param participantId this participant's id, stored as its node's data; make it unique per participant
      */
     public FencedLeaderLatch(CuratorFramework client, String latchPath, String participantId) {
+        this(client, latchPath, participantId, Duration.ofMillis(CLOSE_WAIT_MILLIS));
+    }
+
+    /**
+     * @param closeWait how long {@link #close()} waits for listeners to return before it releases the node anyway;
+     *                  more than 0 and at most one hour
+     */
+    public FencedLeaderLatch(CuratorFramework client, String latchPath, String participantId, Duration closeWait) {
         this.client = ElectionNodes.requireArgument(client, "client");
         this.latchPath = ElectionNodes.requireElectionPath(latchPath, "latchPath");
         this.participantId = ElectionNodes.requireText(participantId, "participantId");
-        this.latch = new LeaderLatch(client, latchPath, participantId);
-        ThreadFactory threads = ElectionNodes.namedDaemon("leasehold-latch-" + participantId);
-        this.events = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-                runnable -> eventsThread = threads.newThread(runnable));
+        this.closeWait = ElectionNodes.requireCloseWait(closeWait);
+        this.latch = new LeaderLatch(CuratorTap.tap(client, new CuratorTap.Observer() {
+            @Override
+            public void answered(CuratorEvent event) {
+                onCuratorAnswer(event);
+            }
+
+            @Override
+            public void created(String path, Stat stat) {
+                // the latch creates its node in the background: its answer comes to answered()
+            }
+        }), latchPath, participantId);
+        this.events = new RecipeThread("leasehold-latch-" + participantId);
+        this.listeners = new LatchListeners(participantId);
         this.latch.addListener(new LeaderLatchListener() {
             @Override
             public void isLeader() {
-                onCuratorLeader();
+                reconcile();
             }
 
             @Override
             public void notLeader() {
-                withdraw("Curator reported leadership lost");
+                withdraw(ElectionNodes.isConnected(client) ? LossCause.NODE_GONE : LossCause.SUSPENDED,
+                        "Curator reported leadership lost");
             }
-        }, this::runOnEventsThread);
+        }, Runnable::run); // both only hand work to our thread or swap a reference: fine on Curator's thread
     }
 
     /**
-     * Joins the election.
+     * Joins the election. A {@link #close()} racing this call wins: the latch then never creates a node.
      *
      * @throws IllegalStateException if the client is not started, or this latch was started or closed before
      */
@@ -125,34 +164,39 @@ public final class FencedLeaderLatch implements Closeable {
                     + " for up to a session timeout; only the resource's token check then prevents double leaders",
                     participantId);
         }
-        events.prestartCoreThread(); // the first grant does not pay for starting a thread
-        client.getConnectionStateListenable().addListener(connectionListener);
-        try {
-            latch.start();
-        } catch (Exception e) {
-            client.getConnectionStateListenable().removeListener(connectionListener);
-            lifecycle.set(Lifecycle.CLOSED);
-            events.shutdownNow();
-            throw new IllegalStateException("[" + participantId + "] could not start the latch on " + latchPath, e);
+        synchronized (curatorLifecycle) {
+            if (released) {
+                log.debug("[{}] closed while starting: not joining the election", participantId);
+                return;
+            }
+            client.getConnectionStateListenable().addListener(connectionListener);
+            events.prestart(); // the first grant does not pay for a new thread; it still ends if idle
+            try {
+                latch.start();
+                curatorStarted = true;
+            } catch (Exception e) {
+                client.getConnectionStateListenable().removeListener(connectionListener);
+                released = true;
+                lifecycle.set(Lifecycle.CLOSED);
+                events.shutdown();
+                throw new IllegalStateException("[" + participantId + "] could not start the latch on " + latchPath, e);
+            }
         }
     }
 
     /**
-     * Waits until this instance leads with a token, the timeout elapses, or the latch is closed.
+     * Waits until this instance leads with a token, the timeout elapses, or the latch is closed. A timeout of 0 or
+     * less does not wait, as in {@link java.util.concurrent.CountDownLatch#await(long, TimeUnit)}.
      *
      * @return {@code true} if this instance held a token when the wait ended
-     * @throws IllegalArgumentException if {@code timeout} is negative
-     * @throws IllegalStateException    if {@link #start()} was not called
+     * @throws IllegalStateException if {@link #start()} was not called
      */
     public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
-        if (timeout < 0) {
-            throw new IllegalArgumentException("timeout must be 0 or more, was " + timeout);
-        }
         ElectionNodes.requireArgument(unit, "unit");
         if (lifecycle.get() == Lifecycle.LATENT) {
             throw new IllegalStateException("[" + participantId + "] call start() before await()");
         }
-        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        long deadline = System.nanoTime() + unit.toNanos(Math.max(0, timeout));
         synchronized (leadershipChanged) {
             while (true) {
                 if (hasLeadership()) {
@@ -168,35 +212,46 @@ public final class FencedLeaderLatch implements Closeable {
     }
 
     /**
-     * {@code true} while this instance holds a verified token and Curator still reports leadership. A belief, not a
-     * guarantee: see the class comment.
+     * {@code true} while this instance holds a verified token and Curator still leads with that token's node. A
+     * belief, not a guarantee: see the class comment.
      */
     public boolean hasLeadership() {
         return currentToken().isPresent();
     }
 
-    /** The token of the current grant; present only while this instance leads. */
+    /** The token of the current grant; present only while this instance leads with that token's node. */
     public Optional<FencingToken> currentToken() {
-        FencingToken token = grant.get().token();
-        if (token == null || lifecycle.get() != Lifecycle.STARTED || !latch.hasLeadership()) {
+        Grant current = grant.get();
+        if (current.token() == null || lifecycle.get() != Lifecycle.STARTED || !latch.hasLeadership()
+                || !current.curatorPath().equals(latch.getLastPathIsLeader())) {
             return Optional.empty();
         }
-        return Optional.of(token);
+        return Optional.of(current.token());
+    }
+
+    /**
+     * Who leads this election now, read from ZooKeeper (the election's children, then the lowest node: no watch).
+     * Empty if nobody takes part. A snapshot: see {@link LeaderInfo}.
+     *
+     * @throws IllegalStateException if ZooKeeper could not be read (the cause attached)
+     */
+    public Optional<LeaderInfo> currentLeader() {
+        return ElectionNodes.readLeader(client, latchPath, ElectionNodes.LATCH_MARKER);
     }
 
     /** Adds a listener that runs on the recipe's own thread. Keep it short: it delays the next grant. */
     public void addListener(FencedLeaderListener listener) {
-        listeners.add(new Registration(ElectionNodes.requireArgument(listener, "listener"), null));
+        listeners.add(ElectionNodes.requireArgument(listener, "listener"), null);
     }
 
     /** Adds a listener that runs on {@code executor} (handed the call from the recipe's own thread). */
     public void addListener(FencedLeaderListener listener, Executor executor) {
-        listeners.add(new Registration(ElectionNodes.requireArgument(listener, "listener"),
-                ElectionNodes.requireArgument(executor, "executor")));
+        listeners.add(ElectionNodes.requireArgument(listener, "listener"),
+                ElectionNodes.requireArgument(executor, "executor"));
     }
 
     public void removeListener(FencedLeaderListener listener) {
-        listeners.removeIf(r -> r.listener() == listener);
+        listeners.remove(listener);
     }
 
     public String participantId() {
@@ -208,9 +263,14 @@ public final class FencedLeaderLatch implements Closeable {
     }
 
     /**
-     * Leaves the election: withdraws the token, tells listeners {@code leadershipLost}, waits up to {@link
-     * #CLOSE_WAIT_MILLIS} for listeners on the recipe's own thread to finish, and only then deletes the node, so a
-     * follower is not granted while this instance's listeners still run. Idempotent.
+     * Leaves the election: withdraws the token, tells listeners {@code leadershipLost(token, CLOSED)}, waits up to
+     * the close wait for listeners (on the recipe's thread and on their executors) to finish, and only then deletes
+     * the node, so a follower is not granted while this instance's listeners still run. Idempotent.
+     *
+     * <p>If the recipe's thread is idle, {@code leadershipLost(token, CLOSED)} runs on the thread that calls {@code
+     * close()} (as Curator's {@code CloseMode.NOTIFY_LEADER} does), and the node is released at once after it.
+     * Called from a listener, or on a ZooKeeper or Curator thread, it does not wait (that would deadlock or stall
+     * every recipe on the client): the node is released on the recipe's own thread once the listeners returned.
      */
     @Override
     public void close() {
@@ -218,19 +278,24 @@ public final class FencedLeaderLatch implements Closeable {
         if (previous == Lifecycle.CLOSED) {
             return;
         }
-        if (previous == Lifecycle.STARTED) {
-            client.getConnectionStateListenable().removeListener(connectionListener);
-            withdraw("closed");
-            events.shutdown();
-            awaitEventsThread();
-            try {
-                latch.close();
-            } catch (IOException | RuntimeException e) {
-                log.warn("[{}] closing the Curator latch on {} failed; its node goes with the session", participantId,
-                        latchPath, e);
-            }
-        } else {
-            events.shutdownNow();
+        endGrant(LossCause.CLOSED, "closed");
+        Runnable last = () -> {
+            listeners.drainLosses();
+            listeners.awaitExecutorCalls(closeWait);
+            release();
+        };
+        // Never wait for ourselves (a listener closing the latch) nor on a ZooKeeper or Curator thread.
+        boolean mayWait = !events.isCurrentThread() && !listeners.isCallingThread()
+                && !ElectionNodes.isZooKeeperOrCuratorThread();
+        // Nothing queued or running on the recipe's thread: tell the listeners and release here, without waking it.
+        if (!mayWait || !events.runHereIfIdle(last)) {
+            events.execute(last);
+        }
+        events.shutdown();
+        if (mayWait && !events.awaitTermination(closeWait)) {
+            log.warn("[{}] listeners still running after {} ms; releasing the node anyway", participantId,
+                    closeWait.toMillis());
+            release();
         }
         signalWaiters();
     }
@@ -243,146 +308,160 @@ public final class FencedLeaderLatch implements Closeable {
 
     // ---- leadership moves here only ---------------------------------------------------------------------------
 
-    /** On the recipe's own thread: Curator says we lead; verify and read the token, then grant. */
-    private void onCuratorLeader() {
-        Grant observed = grant.get(); // before the lifecycle check: a close() after it bumps the generation
+    /** On ZooKeeper's event thread, after Curator's own callback: keep our node's Stat, then re-check. */
+    private void onCuratorAnswer(CuratorEvent event) {
+        Stat stat = event.getStat();
+        String path = event.getType() == CuratorEventType.CREATE ? event.getName() : event.getPath();
+        if (event.getResultCode() == KeeperException.Code.OK.intValue() && stat != null && path != null
+                && (event.getType() == CuratorEventType.CREATE || event.getType() == CuratorEventType.GET_DATA)) {
+            String ours = latch.getOurPath();
+            if (path.equals(ours)) {
+                stats.put(path, new NodeStat(stat.getCzxid(), stat.getEphemeralOwner()));
+            }
+            stats.keySet().removeIf(p -> !p.equals(ours));
+        }
+        // Only when Curator leads with a node whose token we do not hold (its report may not come: see the class
+        // comment); waking our thread for every answer would compete with Curator's own work for the CPU.
+        if (latch.hasLeadership() && !Objects.equals(latch.getLastPathIsLeader(), grant.get().curatorPath())) {
+            reconcile();
+        }
+    }
+
+    /** Any thread, never blocks: queue one check of Curator's leadership on our thread. */
+    private void reconcile() {
+        if (reconcileQueued.compareAndSet(false, true)) {
+            events.execute(() -> {
+                reconcileQueued.set(false);
+                grantIfCuratorLeads();
+            });
+        }
+    }
+
+    /** On the recipe's own thread: if Curator leads with a node whose token we do not hold, take that token. */
+    private void grantIfCuratorLeads() {
+        listeners.drainLosses();
         if (lifecycle.get() != Lifecycle.STARTED) {
             return;
         }
-        ElectionNodes.Read read = null;
-        for (int attempt = 0; attempt < VERIFY_ATTEMPTS && latch.hasLeadership(); attempt++) {
-            String path = latch.getLastPathIsLeader();
-            try {
-                read = RetryLoop.callWithRetry(client.getZookeeperClient(),
-                        () -> ElectionNodes.readLatchToken(client, path, participantId));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (Exception e) {
-                log.warn("[{}] could not read the fencing token of {}: not leading until Curator grants again",
-                        participantId, path, e);
-                return;
-            }
-            if (read.isGranted() || !latch.hasLeadership()) {
-                break;
-            }
-            // Curator may have replaced our node after reporting leadership (a reset racing with the report; it
-            // then reports no new transition). Read again, at once if the node changed, else after a short pause.
-            if (Objects.equals(path, latch.getLastPathIsLeader()) && !pause(attempt)) {
-                return;
-            }
+        String path = latch.getLastPathIsLeader();
+        Grant current = grant.get();
+        if (!latch.hasLeadership() || path == null) {
+            return; // notLeader (or a state change) withdraws; nothing to grant
         }
-        if (read == null) {
+        if (current.token() != null) {
+            if (path.equals(current.curatorPath())) {
+                return; // level reached: we hold the token of Curator's leading node
+            }
+            withdraw(LossCause.NODE_GONE, "Curator now leads with another node, " + path);
+            listeners.drainLosses();
+            current = grant.get();
+        }
+        // Curator 5.9.0 can report leadership for a node it has already replaced (a stale getData answer): only a
+        // node that is still Curator's own is ours. Its answer about the current node will bring us back here.
+        if (!path.equals(latch.getOurPath())) {
+            log.debug("[{}] Curator reports leadership for {}, no longer its node; waiting for its next answer",
+                    participantId, path);
             return;
         }
-        if (!read.isGranted()) {
-            log.warn("[{}] Curator reported leadership but the node was not verified as leader: {}", participantId,
-                    read.refusal());
+        NodeStat stat = stats.get(path);
+        if (stat == null) {
+            stat = readStat(path); // not seen (Curator recovered a protected create, say): one round trip
+            if (stat == null) {
+                return;
+            }
+        }
+        // The node must be owned by our current session: a node of an expired session is not ours, whatever
+        // Curator's flag says. (Curator checked this too, but against the session of its answer; we check now.)
+        long session = ElectionNodes.sessionId(client);
+        if (stat.owner() != session) {
+            log.debug("[{}] node {} is owned by session 0x{}, ours is 0x{}; not granted", participantId, path,
+                    Long.toHexString(stat.owner()), Long.toHexString(session));
             return;
         }
-        FencingToken token = read.token();
-        // A loss while reading bumped the generation: the read is void (compareAndSet compares identity).
-        if (!latch.hasLeadership() || !grant.compareAndSet(observed, new Grant(token, observed.generation() + 1))) {
-            log.debug("[{}] leadership changed while reading token {}; not granted", participantId, token.value());
+        FencingToken token = new FencingToken(stat.czxid(), ElectionNodes.fullPath(client, path), participantId);
+        Grant next = new Grant(token, path, current.generation() + 1, LatchListeners.newTold());
+        // A loss while checking bumped the generation: the check is void (compareAndSet compares identity).
+        if (!latch.hasLeadership() || !path.equals(latch.getLastPathIsLeader()) || !grant.compareAndSet(current, next)) {
+            log.debug("[{}] leadership changed while granting token {}; not granted", participantId, token.value());
             return;
         }
         signalWaiters();
-        FencingToken previous = observed.token();
-        if (previous != null && previous.value() == token.value()) {
-            return;
-        }
-        if (previous != null) {
-            notifyListeners(l -> l.leadershipLost(previous), previous);
-        }
         log.info("[{}] leading with token {} (0x{}) on {}", participantId, token.value(),
                 Long.toHexString(token.value()), token.path());
-        notifyListeners(l -> l.leadershipAcquired(token), token);
+        // Withdrawn meanwhile (a listener closed the latch, say): the rest never hear of this grant.
+        listeners.tellAcquired(token, next.told(), () -> grant.get() == next);
+        listeners.drainLosses();
+    }
+
+    private NodeStat readStat(String path) {
+        try {
+            Stat stat = client.checkExists().forPath(path);
+            if (stat == null) {
+                log.debug("[{}] node {} is gone; Curator will replace it", participantId, path);
+                return null;
+            }
+            return new NodeStat(stat.getCzxid(), stat.getEphemeralOwner());
+        } catch (Exception e) {
+            log.warn("[{}] could not read the Stat of {}; checking again on Curator's next answer or RECONNECTED",
+                    participantId, path, e);
+            return null;
+        }
     }
 
     /** On a Curator thread: must not block. Withdraws the token at once; listeners are told on our thread. */
     private void onConnectionStateChanged(ConnectionState state) {
-        if (state == ConnectionState.LOST
-                || (state == ConnectionState.SUSPENDED && ElectionNodes.suspendedIsError(client))) {
-            withdraw("connection " + state);
+        if (state == ConnectionState.LOST) {
+            withdraw(LossCause.LOST, "connection LOST");
+        } else if (state == ConnectionState.SUSPENDED && ElectionNodes.suspendedIsError(client)) {
+            withdraw(LossCause.SUSPENDED, "connection SUSPENDED");
+        } else if (state == ConnectionState.RECONNECTED) {
+            reconcile(); // a check that failed while disconnected is retried
         }
     }
 
-    /** Any thread; never blocks. Ends the current grant, if any, and voids token reads in flight. */
-    private void withdraw(String why) {
+    /** Any thread; never blocks. Ends the current grant, if any, and voids checks in flight. */
+    private void withdraw(LossCause cause, String why) {
+        if (endGrant(cause, why)) {
+            events.execute(listeners::drainLosses);
+        }
+    }
+
+    /** Ends the current grant; {@code true} if there was one (its listeners are told by the next drainLosses). */
+    private boolean endGrant(LossCause cause, String why) {
         Grant current;
         do {
             current = grant.get();
-        } while (!grant.compareAndSet(current, new Grant(null, current.generation() + 1)));
+        } while (!grant.compareAndSet(current, Grant.none(current.generation() + 1)));
         signalWaiters();
-        FencingToken lost = current.token();
-        if (lost != null) {
-            log.info("[{}] token {} withdrawn: {}", participantId, lost.value(), why);
-            if (Thread.currentThread() == eventsThread) {
-                notifyListeners(l -> l.leadershipLost(lost), lost); // in order, before any grant queued behind us
-            } else {
-                runOnEventsThread(() -> notifyListeners(l -> l.leadershipLost(lost), lost));
-            }
+        if (current.token() == null) {
+            return false;
         }
+        log.info("[{}] token {} withdrawn: {}", participantId, current.token().value(), why);
+        listeners.lost(current.token(), current.told(), cause);
+        return true;
     }
 
     // ---- threads ---------------------------------------------------------------------------------------------
 
-    /** Runs on the recipe's own thread; listeners with an executor are handed to it from here. */
-    private void notifyListeners(Consumer<FencedLeaderListener> call, FencingToken token) {
-        for (Registration registration : listeners) {
-            Runnable safeCall = () -> {
-                try {
-                    call.accept(registration.listener());
-                } catch (VirtualMachineError e) {
-                    throw e;
-                } catch (Throwable e) {
-                    log.error("[{}] listener {} threw for token {}", participantId, registration.listener(),
-                            token.value(), e);
-                }
-            };
-            if (registration.executor() == null) {
-                safeCall.run();
-            } else {
-                try {
-                    registration.executor().execute(safeCall);
-                } catch (RejectedExecutionException e) {
-                    log.warn("[{}] listener executor rejected a call for token {}", participantId, token.value(), e);
-                }
+    /** Stops Curator's latch (its node is deleted in the background), or makes sure it never starts. */
+    private void release() {
+        synchronized (curatorLifecycle) {
+            if (released) {
+                return;
+            }
+            released = true;
+            client.getConnectionStateListenable().removeListener(connectionListener);
+            if (!curatorStarted) {
+                return;
             }
         }
-    }
-
-    private void runOnEventsThread(Runnable task) {
         try {
-            events.execute(task);
-        } catch (RejectedExecutionException e) {
-            log.debug("[{}] closed; dropped an event", participantId);
+            latch.close();
+        } catch (IOException | RuntimeException e) {
+            log.warn("[{}] closing the Curator latch on {} failed; its node goes with the session", participantId,
+                    latchPath, e);
         }
-    }
-
-    private void awaitEventsThread() {
-        if (Thread.currentThread() == eventsThread) {
-            return; // close() called from a listener: waiting for ourselves would deadlock
-        }
-        try {
-            if (!events.awaitTermination(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
-                log.warn("[{}] listeners still running after {} ms; releasing the node anyway", participantId,
-                        CLOSE_WAIT_MILLIS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Sleeps before verification attempt {@code attempt + 1}, on the recipe's own thread; false if interrupted. */
-    private static boolean pause(int attempt) {
-        try {
-            Thread.sleep(VERIFY_PAUSE_MILLIS << attempt);
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        signalWaiters();
     }
 
     private void signalWaiters() {

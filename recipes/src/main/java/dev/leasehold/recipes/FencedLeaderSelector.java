@@ -1,41 +1,64 @@
 package dev.leasehold.recipes;
 
 import java.io.Closeable;
+import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.recipes.leader.LeaderSelector;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListener;
 import org.apache.curator.framework.state.ConnectionState;
+import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Curator's {@link LeaderSelector}, handing the leader's work a {@link FencingToken}.
  *
- * <p>The election is Curator's (an InterProcessMutex: each participant watches only its predecessor). When
- * Curator hands this participant the lock, on the selector's own thread (never a ZooKeeper or Curator thread):
+ * <p>The election is Curator's (an InterProcessMutex: each participant watches only its predecessor). Curator is
+ * given a view of the client ({@link CuratorTap}) that reports the path its create returned: our own node. When
+ * Curator hands this participant the lock (after listing that node as the lowest child), on the selector's own
+ * thread (never a ZooKeeper or Curator thread):
  * <ol>
- *   <li>the election path is listed, the lowest {@code lock-} node is read, and the token (its {@code czxid}) is
- *       handed out only if that node is owned by the client's current session <em>and</em> carries this
- *       participant's id (two selectors may share one client and so one session);</li>
+ *   <li>the token is our node's {@code czxid}, from the Stat the create's answer carried (no round trip), handed
+ *       out only if the node's {@code ephemeralOwner} is the client's current session. If the answer carried no Stat
+ *       (Curator recovered a protected create), the node's Stat is read: one round trip. Had the create not been
+ *       seen at all, the election path
+ *       is listed and the lowest {@code lock-} node must be owned by our session <em>and</em> carry this
+ *       participant's id (two selectors may share one client and so one session): two round trips;</li>
  *   <li>{@link FencedLeaderSelectorListener#takeLeadership} runs with the token; leadership lasts until it
  *       returns, and then the node is deleted (so a follower starts only after the work stopped).</li>
  * </ol>
  * On SUSPENDED (under Curator's default error policy) and LOST, the token is withdrawn at once and the leader's
  * thread is interrupted. Code that ignores interrupts keeps running: only the resource's token check stops it.
  *
- * <p>The participant id is stored as the node's data and must be unique among participants.
+ * <p>The participant id is stored as the node's data and must be unique among participants; a second selector with
+ * the same id on the same client and path is refused at {@link #start()}.
+ *
+ * <p>Thread-safety: thread-safe. A selector that is queued for leadership holds one thread (Curator's
+ * LeaderSelector blocks it in the mutex's acquire); a closed or never-started one holds none, and the thread ends
+ * 2 s after the work, if the selector is not queued again.
  */
 public final class FencedLeaderSelector implements Closeable {
 
-    /** How long {@link #close()} waits for the leader's work to return after interrupting it. */
+    /** How long {@link #close()} waits, by default, for the leader's work to return after interrupting it. */
     public static final long CLOSE_WAIT_MILLIS = 10_000;
+
+    /** How long the selector's thread outlives the work when the selector is not queued again. */
+    private static final long IDLE_THREAD_MILLIS = 2_000;
+
+    /** Started selectors, by client, path and id: one id per client and path, or two could share a token. */
+    private static final Set<Participant> STARTED = ConcurrentHashMap.newKeySet();
+
+    private record Participant(CuratorFramework client, String path, String id) {}
 
     private static final Logger log = LoggerFactory.getLogger(FencedLeaderSelector.class);
 
@@ -48,8 +71,18 @@ public final class FencedLeaderSelector implements Closeable {
     private final String leaderPath;
     private final String participantId;
     private final FencedLeaderSelectorListener listener;
+    private final Duration closeWait;
     private final LeaderSelector selector;
-    private final ExecutorService leaderThreads;
+    private final ThreadPoolExecutor leaderThreads;
+    /** The node Curator's last create returned: ours, since only our selector uses this view. */
+    private volatile OwnNode ownNode;
+
+    /** Our node's namespace-relative path, and its Stat if the create's answer carried it (else null). */
+    private record OwnNode(String path, Stat stat) {}
+    /** Guards Curator's start and close against each other. */
+    private final Object curatorLifecycle = new Object();
+    private boolean curatorStarted;
+    private boolean released;
     private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.LATENT);
     private final AtomicReference<Grant> grant = new AtomicReference<>(new Grant(null, 0));
     private volatile Thread leaderThread;
@@ -62,13 +95,36 @@ public final class FencedLeaderSelector implements Closeable {
      */
     public FencedLeaderSelector(CuratorFramework client, String leaderPath, String participantId,
                                 FencedLeaderSelectorListener listener) {
+        this(client, leaderPath, participantId, listener, Duration.ofMillis(CLOSE_WAIT_MILLIS));
+    }
+
+    /**
+     * @param closeWait how long {@link #close()} waits for the leader's work to return after interrupting it; more
+     *                  than 0 and at most one hour
+     */
+    public FencedLeaderSelector(CuratorFramework client, String leaderPath, String participantId,
+                                FencedLeaderSelectorListener listener, Duration closeWait) {
         this.client = ElectionNodes.requireArgument(client, "client");
         this.leaderPath = ElectionNodes.requireElectionPath(leaderPath, "leaderPath");
         this.participantId = ElectionNodes.requireText(participantId, "participantId");
         this.listener = ElectionNodes.requireArgument(listener, "listener");
+        this.closeWait = ElectionNodes.requireCloseWait(closeWait);
         ThreadFactory threads = ElectionNodes.namedDaemon("leasehold-selector-" + participantId);
-        this.leaderThreads = Executors.newSingleThreadExecutor(threads);
-        this.selector = new LeaderSelector(client, leaderPath, leaderThreads, new CuratorSide());
+        this.leaderThreads = new ThreadPoolExecutor(1, 1, IDLE_THREAD_MILLIS, TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(), threads);
+        this.leaderThreads.allowCoreThreadTimeOut(true);
+        CuratorFramework tapped = CuratorTap.tap(client, new CuratorTap.Observer() {
+            @Override
+            public void answered(CuratorEvent event) {
+                // the mutex creates its node in the foreground: see created()
+            }
+
+            @Override
+            public void created(String path, Stat stat) {
+                ownNode = new OwnNode(path, stat);
+            }
+        });
+        this.selector = new LeaderSelector(tapped, leaderPath, leaderThreads, new CuratorSide());
         this.selector.setId(participantId);
     }
 
@@ -78,9 +134,10 @@ public final class FencedLeaderSelector implements Closeable {
     }
 
     /**
-     * Joins the election.
+     * Joins the election. A {@link #close()} racing this call wins: the selector then never creates a node.
      *
-     * @throws IllegalStateException if the client is not started, or this selector was started or closed before
+     * @throws IllegalStateException if the client is not started, this selector was started or closed before, or
+     *                               another started selector on this client and path has the same participant id
      */
     public void start() {
         ElectionNodes.requireStarted(client);
@@ -94,7 +151,31 @@ public final class FencedLeaderSelector implements Closeable {
                     + " for up to a session timeout; only the resource's token check then prevents double leaders",
                     participantId);
         }
-        selector.start();
+        synchronized (curatorLifecycle) {
+            if (released) {
+                log.debug("[{}] closed while starting: not joining the election", participantId);
+                return;
+            }
+            if (!STARTED.add(new Participant(client, leaderPath, participantId))) {
+                released = true;
+                lifecycle.set(Lifecycle.CLOSED);
+                leaderThreads.shutdown();
+                throw new IllegalStateException("[" + participantId + "] another FencedLeaderSelector with this"
+                        + " participant id is started on this client and path " + leaderPath + ": they would share"
+                        + " one token; give each participant its own id");
+            }
+            try {
+                selector.start();
+                curatorStarted = true;
+            } catch (RuntimeException e) {
+                STARTED.remove(new Participant(client, leaderPath, participantId));
+                released = true;
+                lifecycle.set(Lifecycle.CLOSED);
+                leaderThreads.shutdown();
+                throw new IllegalStateException("[" + participantId + "] could not start the selector on "
+                        + leaderPath, e);
+            }
+        }
     }
 
     /**
@@ -124,6 +205,16 @@ public final class FencedLeaderSelector implements Closeable {
         return Optional.of(token);
     }
 
+    /**
+     * Who leads this election now, read from ZooKeeper (the election's children, then the lowest node: no watch).
+     * Empty if nobody takes part. A snapshot: see {@link LeaderInfo}.
+     *
+     * @throws IllegalStateException if ZooKeeper could not be read (the cause attached)
+     */
+    public Optional<LeaderInfo> currentLeader() {
+        return ElectionNodes.readLeader(client, leaderPath, ElectionNodes.SELECTOR_MARKER);
+    }
+
     /** Withdraws the token and interrupts the leader's work, if it runs; the participant stays in the election if auto-requeued. */
     public void interruptLeadership() {
         withdraw("interruptLeadership() called");
@@ -138,8 +229,12 @@ public final class FencedLeaderSelector implements Closeable {
     }
 
     /**
-     * Leaves the election: withdraws the token, interrupts the leader's work and waits up to {@link
-     * #CLOSE_WAIT_MILLIS} for it to return; the node is deleted after the work returned. Idempotent.
+     * Leaves the election: withdraws the token, interrupts the leader's work and waits up to the close wait for it to
+     * return; the node is deleted after the work returned. Idempotent.
+     *
+     * <p>Work that ignores the interrupt keeps running, and keeps the node: no follower can lead, so its writes still
+     * carry the highest token and the resource accepts them, until the work returns or the session ends. Called
+     * from the work itself, or on a ZooKeeper or Curator thread, this does not wait.
      *
      * <p>The work may be interrupted twice: once by the withdrawal, once more when Curator's selector cancels its
      * task. Work that clears the interrupt and then blocks (in a {@code finally}, say) can be interrupted again.
@@ -151,7 +246,15 @@ public final class FencedLeaderSelector implements Closeable {
             return;
         }
         withdraw("closed");
-        if (previous == Lifecycle.STARTED) {
+        boolean closeCurator;
+        synchronized (curatorLifecycle) {
+            released = true;
+            closeCurator = curatorStarted;
+            if (curatorStarted) {
+                STARTED.remove(new Participant(client, leaderPath, participantId));
+            }
+        }
+        if (closeCurator) {
             try {
                 selector.close();
             } catch (RuntimeException e) {
@@ -160,15 +263,17 @@ public final class FencedLeaderSelector implements Closeable {
             }
         }
         leaderThreads.shutdown();
-        if (Thread.currentThread() != leaderThread) {
-            try {
-                if (!leaderThreads.awaitTermination(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
-                    log.warn("[{}] the leader's work ignored the interrupt for {} ms; it may still write with its"
-                            + " old token, which the resource must reject", participantId, CLOSE_WAIT_MILLIS);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        if (Thread.currentThread() == leaderThread || ElectionNodes.isZooKeeperOrCuratorThread()) {
+            return;
+        }
+        try {
+            if (!leaderThreads.awaitTermination(closeWait.toMillis(), TimeUnit.MILLISECONDS)) {
+                log.warn("[{}] the leader's work ignored the interrupt for {} ms and still runs: it keeps its node, so"
+                        + " no follower can lead and its writes still carry the highest token (the resource accepts"
+                        + " them) until the work returns or the session ends", participantId, closeWait.toMillis());
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -203,9 +308,13 @@ public final class FencedLeaderSelector implements Closeable {
                 return;
             }
             ElectionNodes.Read read;
+            OwnNode ours = ownNode;
             try {
-                read = RetryLoop.callWithRetry(client.getZookeeperClient(),
-                        () -> ElectionNodes.readSelectorToken(client, leaderPath, participantId));
+                read = ours != null && ours.stat() != null
+                        ? ElectionNodes.ownSelectorToken(client, ours.path(), ours.stat(), participantId)
+                        : RetryLoop.callWithRetry(client.getZookeeperClient(), () -> ours != null
+                                ? ElectionNodes.readOwnSelectorToken(client, ours.path(), participantId)
+                                : ElectionNodes.readSelectorToken(client, leaderPath, participantId));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -230,12 +339,16 @@ public final class FencedLeaderSelector implements Closeable {
                 }
                 log.info("[{}] leading with token {} (0x{}) on {}", participantId, token.value(),
                         Long.toHexString(token.value()), token.path());
-                listener.takeLeadership(curator, token);
+                listener.takeLeadership(client, token); // the user's client, not the view given to Curator
             } catch (InterruptedException e) {
                 log.info("[{}] leader work for token {} interrupted", participantId, token.value());
                 Thread.currentThread().interrupt();
             } catch (Exception e) {
                 log.error("[{}] leader work for token {} threw; leadership ends", participantId, token.value(), e);
+            } catch (Error e) {
+                log.error("[{}] leader work for token {} threw an Error; leadership ends", participantId,
+                        token.value(), e);
+                throw e;
             } finally {
                 leaderThread = null;
                 Grant current = grant.get();

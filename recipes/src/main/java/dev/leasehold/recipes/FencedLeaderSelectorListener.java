@@ -4,6 +4,8 @@ import org.apache.curator.framework.CuratorFramework;
 
 /**
  * The work a {@link FencedLeaderSelector} runs while this participant leads.
+ *
+ * <p>Thread-safety: called on the selector's own thread, one grant at a time.
  */
 public interface FencedLeaderSelectorListener {
 

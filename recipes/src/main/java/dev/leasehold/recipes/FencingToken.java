@@ -21,8 +21,12 @@ import java.util.Objects;
  * ensemble, a restore from an old snapshot). A fenced resource then refuses every new leader until an operator
  * re-bases it: safe, but down.
  *
+ * <p>Thread-safety: an immutable record.
+ *
  * @param value         the czxid of the leader's znode; compare tokens by this value only
- * @param path          the full path of the leader's znode (within the client's namespace)
+ * @param path          the full ZooKeeper path of the leader's znode: with the client's namespace prefixed, if the
+ *                      client has one (so {@code /app/leader/...} for namespace {@code app} and election path
+ *                      {@code /leader})
  * @param participantId the id of the participant that was granted leadership
  */
 public record FencingToken(long value, String path, String participantId) implements Comparable<FencingToken> {

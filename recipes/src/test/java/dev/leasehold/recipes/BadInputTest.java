@@ -116,16 +116,46 @@ class BadInputTest {
     }
 
     @Test
-    void awaitRejectsANegativeTimeoutAndAnUnstartedLatch() throws Exception {
+    void awaitTreatsANegativeTimeoutAsDoNotWaitAndRejectsAnUnstartedLatch() throws Exception {
         try (FencedLeaderLatch latch = new FencedLeaderLatch(client, "/await/latch", "id")) {
             assertThatThrownBy(() -> latch.await(1, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("call start() before await()");
             latch.start();
-            assertThatThrownBy(() -> latch.await(-1, TimeUnit.SECONDS)).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("timeout must be 0 or more, was -1");
+            latch.await(-1, TimeUnit.SECONDS); // as CountDownLatch.await: returns at once, whatever it says
             assertThatThrownBy(() -> latch.await(1, null)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("unit must not be null");
             assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(latch.await(-1, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void aCloseWaitOutsideItsBoundsIsRejected() {
+        for (java.time.Duration wait : new java.time.Duration[] {java.time.Duration.ZERO,
+                java.time.Duration.ofMillis(-1), java.time.Duration.ofHours(2)}) {
+            assertThatThrownBy(() -> new FencedLeaderLatch(client, "/wait/latch", "id", wait))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("closeWait must be more than 0 and at most 1 hour");
+            assertThatThrownBy(() -> new FencedLeaderSelector(client, "/wait/selector", "id", NO_WORK, wait))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("closeWait must be more than 0 and at most 1 hour");
+        }
+        assertThatThrownBy(() -> new FencedLeaderLatch(client, "/wait/latch", "id", null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("closeWait must not be null");
+    }
+
+    @Test
+    void aSecondSelectorWithTheSameIdOnTheSameClientAndPathIsRejectedAtStart() throws Exception {
+        try (FencedLeaderSelector first = new FencedLeaderSelector(client, "/dup/selector", "same", NO_WORK);
+             FencedLeaderSelector second = new FencedLeaderSelector(client, "/dup/selector", "same", NO_WORK);
+             FencedLeaderSelector elsewhere = new FencedLeaderSelector(client, "/dup/other", "same", NO_WORK)) {
+            first.start();
+            assertThatThrownBy(second::start).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("another FencedLeaderSelector with this participant id");
+            elsewhere.start();
+        }
+        try (FencedLeaderSelector again = new FencedLeaderSelector(client, "/dup/selector", "same", NO_WORK)) {
+            again.start(); // the first one was closed: its id is free again
         }
     }
 }

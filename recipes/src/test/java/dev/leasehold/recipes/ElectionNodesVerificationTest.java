@@ -42,35 +42,29 @@ class ElectionNodesVerificationTest {
     }
 
     @Test
-    void latchTokenIsGrantedForTheLowestNodeOfOurSession() throws Exception {
-        String ours = node(mine, "/v/latch", "_c_a-latch-", "me");
-        ElectionNodes.Read read = ElectionNodes.readLatchToken(mine, ours, "me");
+    void ownSelectorTokenIsGrantedForOurSessionsNodeAndRefusedForAnotherOrAVanishedOne() throws Exception {
+        String ours = node(mine, "/v/own", "_c_a-lock-", "me");
+        ElectionNodes.Read read = ElectionNodes.readOwnSelectorToken(mine, ours, "me");
         assertThat(read.isGranted()).isTrue();
         assertThat(read.token().value()).isEqualTo(Zk.czxid(other, ours));
-    }
 
-    @Test
-    void latchTokenIsRefusedForANodeThatIsNotTheLowest() throws Exception {
-        node(other, "/v/latch", "_c_b-latch-", "someone");
-        String ours = node(mine, "/v/latch", "_c_a-latch-", "me");
-        ElectionNodes.Read read = ElectionNodes.readLatchToken(mine, ours, "me");
-        assertThat(read.isGranted()).isFalse();
-        assertThat(read.refusal()).contains("is not the lowest child");
-    }
+        String theirs = node(other, "/v/own", "_c_b-lock-", "me");
+        assertThat(ElectionNodes.readOwnSelectorToken(mine, theirs, "me").refusal()).contains("is owned by session");
 
-    @Test
-    void latchTokenIsRefusedForANodeOfAnotherSession() throws Exception {
-        String theirs = node(other, "/v/latch", "_c_b-latch-", "me");
-        ElectionNodes.Read read = ElectionNodes.readLatchToken(mine, theirs, "me");
-        assertThat(read.isGranted()).isFalse();
-        assertThat(read.refusal()).contains("is owned by session");
-    }
-
-    @Test
-    void latchTokenIsRefusedForAVanishedNode() throws Exception {
-        String ours = node(mine, "/v/latch", "_c_a-latch-", "me");
         mine.delete().forPath(ours);
-        assertThat(ElectionNodes.readLatchToken(mine, ours, "me").refusal()).contains("NONODE");
+        assertThat(ElectionNodes.readOwnSelectorToken(mine, ours, "me").refusal()).contains("is gone");
+    }
+
+    @Test
+    void theLeaderIsTheLowestNodeWithItsIdCzxidAndSession() throws Exception {
+        assertThat(ElectionNodes.readLeader(mine, "/v/leader", ElectionNodes.LATCH_MARKER)).isEmpty();
+        String first = node(other, "/v/leader", "_c_b-latch-", "them");
+        node(mine, "/v/leader", "_c_a-latch-", "me");
+        LeaderInfo leader = ElectionNodes.readLeader(mine, "/v/leader", ElectionNodes.LATCH_MARKER).orElseThrow();
+        assertThat(leader.participantId()).isEqualTo("them");
+        assertThat(leader.token().value()).isEqualTo(Zk.czxid(mine, first));
+        assertThat(leader.token().path()).isEqualTo(first);
+        assertThat(leader.sessionId()).isEqualTo(other.getZookeeperClient().getZooKeeper().getSessionId());
     }
 
     @Test
@@ -95,8 +89,8 @@ class ElectionNodesVerificationTest {
     @Test
     void aNamespacedClientReadsItsOwnNodes() throws Exception {
         try (CuratorFramework namespaced = Zk.started(Zk.builder(server.getConnectString()).namespace("app"))) {
-            String ours = node(namespaced, "/v/latch", "_c_a-latch-", "me");
-            ElectionNodes.Read read = ElectionNodes.readLatchToken(namespaced, ours, "me");
+            String ours = node(namespaced, "/v/selector", "_c_a-lock-", "me");
+            ElectionNodes.Read read = ElectionNodes.readOwnSelectorToken(namespaced, ours, "me");
             assertThat(read.isGranted()).isTrue();
             assertThat(read.token().path()).isEqualTo("/app" + ours);
             assertThat(read.token().value()).isEqualTo(Zk.czxid(other, "/app" + ours));

@@ -268,4 +268,91 @@ class FencedLeaderSelectorTest {
         assertThat(nodeExistedWhenWorkEnded.get()).isTrue();
         Zk.awaitDeleted(observer, token.path());
     }
+
+    /**
+     * Counted at the wire: the selector's token costs no request beyond plain Curator's for the same grant (the Stat
+     * comes with the answer to the mutex's own create). Was two requests more (getChildren + getData) before.
+     */
+    @Test
+    void theTokenCostsNoRequestBeyondPlainCuratorsGrant() throws Exception {
+        TcpProxy plainProxy = closeLater(TcpProxy.to(server.getConnectString()));
+        CuratorFramework plainClient = closeLater(Zk.client(plainProxy.connectString()));
+        CountDownLatch plainLeads = new CountDownLatch(1);
+        CountDownLatch plainRelease = new CountDownLatch(1);
+        org.apache.curator.framework.recipes.leader.LeaderSelector plain =
+                new org.apache.curator.framework.recipes.leader.LeaderSelector(plainClient, "/plain/selector",
+                        new org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter() {
+                            @Override
+                            public void takeLeadership(CuratorFramework c) throws Exception {
+                                plainLeads.countDown();
+                                plainRelease.await();
+                            }
+                        });
+        plain.setId("plain");
+        toClose.push(plain::close);
+        toClose.push(plainRelease::countDown);
+        plain.start();
+        assertThat(plainLeads.await(20, TimeUnit.SECONDS)).isTrue();
+        long plainRequests = plainProxy.requests("/plain");
+
+        TcpProxy fencedProxy = closeLater(TcpProxy.to(server.getConnectString()));
+        CuratorFramework fencedClient = closeLater(Zk.client(fencedProxy.connectString()));
+        HeldWork work = new HeldWork();
+        FencedLeaderSelector fenced = closeLater(new FencedLeaderSelector(fencedClient, "/fenced/selector", "fenced",
+                work));
+        toClose.push(work.release::countDown);
+        fenced.start();
+        FencingToken token = work.nextGrant();
+        long fencedRequests = fencedProxy.requests("/fenced");
+
+        System.out.printf("requests on the election path for a first grant: LeaderSelector %d, FencedLeaderSelector"
+                + " %d%n", plainRequests, fencedRequests);
+        assertThat(token.value()).isEqualTo(Zk.czxid(observer, token.path()));
+        assertThat(fencedRequests - plainRequests).as("extra requests per grant (plain Curator: %d)", plainRequests)
+                .isZero();
+    }
+
+    /**
+     * Work that ignores interrupts: close() waits only the configured time, the node stays (nobody else can lead,
+     * so nobody holds a higher token) until the work returns, then goes.
+     */
+    @Test
+    void workThatIgnoresTheInterruptKeepsItsNodeUntilItReturnsAndCloseWaitsOnlyTheCloseWait() throws Exception {
+        CuratorFramework client = closeLater(Zk.client(server.getConnectString()));
+        CountDownLatch finish = new CountDownLatch(1);
+        toClose.push(finish::countDown);
+        BlockingQueue<FencingToken> grants = new LinkedBlockingQueue<>();
+        FencedLeaderSelector stubborn = closeLater(new FencedLeaderSelector(client, PATH, "stubborn", (c, token) -> {
+            grants.add(token);
+            while (true) {
+                try {
+                    finish.await();
+                    return;
+                } catch (InterruptedException ignored) {
+                    // the point of this test: work that does not stop when interrupted
+                }
+            }
+        }, java.time.Duration.ofMillis(200)));
+        stubborn.start();
+        FencingToken token = grants.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(token).isNotNull();
+
+        stubborn.close(); // returns after the 200 ms close wait, with a WARN
+        assertThat(stubborn.hasLeadership()).isFalse();
+        assertThat(observer.checkExists().forPath(token.path())).as("the node of work that still runs").isNotNull();
+        HeldWork next = new HeldWork();
+        toClose.push(next.release::countDown);
+        FencedLeaderSelector follower = closeLater(new FencedLeaderSelector(
+                closeLater(Zk.client(server.getConnectString())), PATH, "follower", next));
+        follower.start();
+        assertThat(follower.currentLeader().orElseThrow().participantId()).isEqualTo("stubborn");
+
+        finish.countDown();
+        Zk.awaitDeleted(observer, token.path());
+        FencingToken followerToken = next.nextGrant();
+        assertThat(followerToken.isNewerThan(token)).isTrue();
+        LeaderInfo leader = follower.currentLeader().orElseThrow();
+        assertThat(leader.participantId()).isEqualTo("follower");
+        assertThat(leader.token()).isEqualTo(followerToken);
+    }
 }

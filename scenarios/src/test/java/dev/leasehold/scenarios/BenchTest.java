@@ -28,6 +28,8 @@ class BenchTest {
         List<String> rows = List.of(
                 "| handoff | LeaderLatch |", "| handoff | FencedLeaderLatch |",
                 "| handoff | LeaderSelector |", "| handoff | FencedLeaderSelector |",
+                "| handoff | LeaderLatch, listener on an executor |",
+                "| handoff | FencedLeaderLatch (vs listener on an executor) |",
                 "| failover | LeaderLatch (session ", "| failover | FencedLeaderLatch (session ",
                 "| herd | naive election, 10 participants |", "| herd | FencedLeaderLatch, 10 participants |",
                 "| herd | naive election, 100 participants |", "| herd | FencedLeaderLatch, 100 participants |",

@@ -1,0 +1,21 @@
+package dev.leasehold.recipes;
+
+/**
+ * Why a grant of leadership ended, as told to {@link FencedLeaderListener#leadershipLost(FencingToken, LossCause)}.
+ *
+ * <p>The cause is the first reason the recipe observed; a loss may have several (a SUSPENDED that becomes LOST).
+ *
+ * <p>Thread-safety: an enum, immutable.
+ */
+public enum LossCause {
+    /** The connection to ZooKeeper was suspended (under Curator's default error policy); the session may survive. */
+    SUSPENDED,
+    /** The session was lost (expired): the node is gone, or soon will be. */
+    LOST,
+    /** Curator no longer leads with the node this token came from (it was deleted or replaced). */
+    NODE_GONE,
+    /** The leadership was interrupted on request ({@code interruptLeadership()}) or the leader's work ended. */
+    INTERRUPTED,
+    /** The recipe was closed. */
+    CLOSED
+}
