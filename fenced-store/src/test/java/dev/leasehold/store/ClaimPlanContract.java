@@ -68,6 +68,25 @@ abstract class ClaimPlanContract {
         BatchClaim first = claims.claimNext("w", Duration.ofMinutes(5)).orElseThrow();
         assertThat(first.batchId()).isEqualTo("pending-1");
 
+        noStatementScansOrSorts(recording);
+    }
+
+    /** Issue 16: claimUpTo's statements read index ranges too, behind the same backlog. */
+    @Test
+    void withABacklogOfPendingAndFinishedRowsNoStatementOfClaimUpToScansOrSortsTheBatchesTable()
+            throws SQLException {
+        RecordingDataSource recording = new RecordingDataSource(ds);
+        BatchClaims claims = new BatchClaims(recording);
+
+        List<BatchClaim> claimed = claims.claimUpTo("w", Duration.ofMinutes(5), 50);
+        assertThat(claimed).hasSize(50);
+        assertThat(claimed.get(0).batchId()).isEqualTo("pending-1");
+
+        noStatementScansOrSorts(recording);
+    }
+
+    /** Hands every recorded statement on the batches table to EXPLAIN; none may scan or sort the table. */
+    private void noStatementScansOrSorts(RecordingDataSource recording) throws SQLException {
         List<RecordingDataSource.Recorded> onBatches = recording.recorded().stream()
                 .filter(r -> r.sql().toLowerCase(Locale.ROOT).contains("leasehold_batches")).toList();
         assertThat(onBatches).as("the claim's statements").isNotEmpty();

@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
@@ -124,9 +125,11 @@ final class PostgresDialect extends SqlDialect {
      * One statement, the plan of {@link #claimBatch} for many rows: up to {@code max} expired batches with attempts
      * left ({@code late}), then as many of the oldest pending ones as are still missing ({@code fresh}, its LIMIT
      * computed from {@code late}), each MATERIALIZED with SKIP LOCKED so that the limits hold and no claimer waits;
-     * the UPDATE joins the picked ids with their rank (expired first by lease end, then pending by enqueue order), which
-     * it returns so that the claims come back in that order. Parameters: maxAttempts twice, max twice, owner, lease
-     * millis.
+     * each an index range read in order, nothing sorted. The UPDATE finds the picked rows by primary key ({@code = ANY}
+     * of an array: a join here let the planner, which cannot know how many rows a LIMIT with a parameter keeps, hash
+     * the whole table); the final SELECT adds what orders the claims (expired first by the lease end they had, then
+     * pending by enqueue order), and they are put in that order here.
+     * Parameters: maxAttempts twice, max twice, owner, lease millis.
      */
     @Override
     public List<BatchClaim> claimBatches(Connection tx, String owner, long leaseMillis, int maxAttempts, int max)
@@ -139,15 +142,20 @@ final class PostgresDialect extends SqlDialect {
                 + " late AS MATERIALIZED (SELECT id, lease_until FROM " + batches + " WHERE " + expired()
                 + " AND attempts < CAST(? AS INTEGER) ORDER BY lease_until LIMIT CAST(? AS INTEGER)"
                 + " FOR UPDATE SKIP LOCKED),"
-                + " fresh AS MATERIALIZED (SELECT id, seq FROM " + batches + " WHERE status = 'pending' ORDER BY seq"
+                + " fresh AS MATERIALIZED (SELECT id FROM " + batches + " WHERE status = 'pending' ORDER BY seq"
                 + " LIMIT (CAST(? AS INTEGER) - (SELECT count(*) FROM late)) FOR UPDATE SKIP LOCKED),"
-                + " picked AS (SELECT id AS pick_id, row_number() OVER (ORDER BY lease_until) AS pick_rank FROM late"
-                + " UNION ALL SELECT id, " + (ClaimLists.MAX + 1) + " + row_number() OVER (ORDER BY seq) FROM fresh) "
-                + claimSet() + " FROM picked WHERE id = pick_id RETURNING " + CLAIM_COLUMNS + ", pick_rank";
-        record Ranked(long rank, BatchClaim claim) {}
-        List<Ranked> claimed = Jdbc.query(tx, sql, row -> new Ranked(row.getLong("pick_rank"), claimRow(row)),
-                (long) maxAttempts, (long) maxAttempts, (long) max, (long) max, owner, leaseMillis);
-        return claimed.stream().sorted(Comparator.comparingLong(Ranked::rank)).map(Ranked::claim).toList();
+                + " picked AS (SELECT id AS pick_id, lease_until AS expired_at FROM late"
+                + " UNION ALL SELECT id, NULL FROM fresh),"
+                + " claimed AS (" + claimSet() + " WHERE id = ANY (ARRAY(SELECT pick_id FROM picked))"
+                + " RETURNING " + CLAIM_COLUMNS + ", seq)"
+                + " SELECT claimed.*, expired_at FROM claimed JOIN picked ON id = pick_id";
+        record Picked(Instant expiredAt, long seq, BatchClaim claim) {}
+        List<Picked> claimed = Jdbc.query(tx, sql, row -> new Picked(Jdbc.instant(row, "expired_at"),
+                row.getLong("seq"), claimRow(row)), (long) maxAttempts, (long) maxAttempts, (long) max, (long) max,
+                owner, leaseMillis);
+        return claimed.stream().sorted(Comparator.comparing(Picked::expiredAt,
+                Comparator.nullsLast(Comparator.naturalOrder())).thenComparingLong(Picked::seq))
+                .map(Picked::claim).toList();
     }
 
     /**
