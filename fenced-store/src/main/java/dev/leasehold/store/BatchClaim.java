@@ -3,8 +3,9 @@ package dev.leasehold.store;
 import java.time.Instant;
 
 /**
- * A claim on one batch, won by {@link BatchClaims#claimNext}. {@code fence} is greater than any fence the batch had
- * before: a later claim of the same batch (after this lease expired) makes this one stale. Immutable and thread-safe.
+ * A claim on one batch, won by {@link BatchClaims#claimNext} or {@link BatchClaims#claimUpTo}. {@code fence} is
+ * greater than any fence the batch had before: a later claim of the same batch (after this lease expired) makes this
+ * one stale. Immutable and thread-safe.
  *
  * @param attempt    which claim of the batch this is, from 1; the batch is {@code failed} once attempt
  *                   {@link StoreConfig#maxAttempts()} fails or its lease ends

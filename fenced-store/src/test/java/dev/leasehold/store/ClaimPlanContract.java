@@ -42,7 +42,7 @@ abstract class ClaimPlanContract {
     /** The database's plan for {@code sql} with {@code params}, as text. */
     protected abstract String explain(Connection c, String sql, List<Object> params) throws SQLException;
 
-    /** Plan fragments that mean "reads or sorts the whole table". */
+    /** Plan fragments that mean "reads or sorts the whole table"; the first one means "reads" (a scan). */
     protected abstract List<String> forbidden();
 
     private DataSource ds;
@@ -68,13 +68,53 @@ abstract class ClaimPlanContract {
         BatchClaim first = claims.claimNext("w", Duration.ofMinutes(5)).orElseThrow();
         assertThat(first.batchId()).isEqualTo("pending-1");
 
+        noStatementScansOrSorts(recording);
+    }
+
+    /** Issue 16: claimUpTo's statements read index ranges too, behind the same backlog. */
+    @Test
+    void withABacklogOfPendingAndFinishedRowsNoStatementOfClaimUpToScansOrSortsTheBatchesTable()
+            throws SQLException {
+        RecordingDataSource recording = new RecordingDataSource(ds);
+        BatchClaims claims = new BatchClaims(recording);
+
+        List<BatchClaim> claimed = claims.claimUpTo("w", Duration.ofMinutes(5), 50);
+        assertThat(claimed).hasSize(50);
+        assertThat(claimed.get(0).batchId()).isEqualTo("pending-1");
+
+        noStatementScansOrSorts(recording);
+    }
+
+    /**
+     * finishAll's statements find their rows by primary key too. Its only sort is of the claims it was given (it locks
+     * them in id order, so that two finishes never deadlock), so here only a scan of the table is forbidden.
+     */
+    @Test
+    void withABacklogOfPendingAndFinishedRowsNoStatementOfFinishAllScansTheBatchesTable() throws SQLException {
+        RecordingDataSource recording = new RecordingDataSource(ds);
+        BatchClaims claims = new BatchClaims(recording);
+        List<BatchClaim> claimed = claims.claimUpTo("w", Duration.ofMinutes(5), 50);
+        recording.clear();
+
+        assertThat(claims.finishAll(claimed, "ok").allFinished()).isTrue();
+
+        noStatementDoes(recording, forbidden().subList(0, 1));
+    }
+
+    /** Hands every recorded statement on the batches table to EXPLAIN; none may scan or sort the table. */
+    private void noStatementScansOrSorts(RecordingDataSource recording) throws SQLException {
+        noStatementDoes(recording, forbidden());
+    }
+
+    /** Hands every recorded statement on the batches table to EXPLAIN; no plan may contain any of {@code fragments}. */
+    private void noStatementDoes(RecordingDataSource recording, List<String> fragments) throws SQLException {
         List<RecordingDataSource.Recorded> onBatches = recording.recorded().stream()
                 .filter(r -> r.sql().toLowerCase(Locale.ROOT).contains("leasehold_batches")).toList();
         assertThat(onBatches).as("the claim's statements").isNotEmpty();
         try (Connection c = ds.getConnection()) {
             for (RecordingDataSource.Recorded statement : onBatches) {
                 String plan = explain(c, batchesStatement(statement.sql()), statement.paramList());
-                for (String fragment : forbidden()) {
+                for (String fragment : fragments) {
                     assertThat(plan).as("plan of %s", statement.sql()).doesNotContain(fragment);
                 }
             }

@@ -32,6 +32,11 @@ final class SharedPostgres {
         return pg.getDatabase("postgres", name, Map.of("options", "-c lock_timeout=10000"));
     }
 
+    /** The database {@code name}, as the superuser; a statement that waits longer than {@code millis} for a lock fails. */
+    static synchronized DataSource withLockTimeout(String name, int millis) {
+        return server().getDatabase("postgres", name, Map.of("options", "-c lock_timeout=" + millis));
+    }
+
     /** The same database, connected as {@code user} (the embedded server trusts local connections). */
     static synchronized DataSource as(String user, String database) {
         return server().getDatabase(user, database);

@@ -46,11 +46,18 @@ class BenchTest {
                 }
             }
         }
-        for (int workers : new int[] {1, 2, 4, 8}) {
-            assertThat(table).as(table).containsPattern("\\| claims \\| FOR UPDATE, no SKIP LOCKED \\(PostgreSQL [^|]*, "
-                    + workers + " workers\\)");
-            assertThat(table).as(table).containsPattern("\\| claims \\| BatchClaims, SKIP LOCKED \\(PostgreSQL [^|]*, "
-                    + workers + " workers\\)");
+        for (int workers : new int[] {1, 4, 8}) {
+            String where = " \\(PostgreSQL [^|]*, " + workers + " workers?, \\d+ items\\) \\| ";
+            assertThat(table).as(table).containsPattern("\\| claims \\| autocommit UPDATE of one row[^|]*"
+                    + "synchronous_commit=on[ ,]+fsync=on[^|]*, " + workers + " workers?, \\d+ items\\) \\| ");
+            assertThat(table).as(table).containsPattern("\\| claims \\| Leasehold claimNext \\+ finish" + where);
+            assertThat(table).as(table).containsPattern("\\| claims \\| Leasehold claimUpTo\\(\\d+\\) \\+ finishAll"
+                    + where);
+            assertThat(table).as(table).containsPattern("\\| claims \\| db-scheduler one-time tasks, default polling"
+                    + where);
+            String goal = workers == 1 ? " \\|" : "(met|MISSED): >= 1.0x db-scheduler \\|";
+            assertThat(table).as(table).containsPattern("\\| claims \\| Leasehold claimUpTo\\(\\d+\\) over"
+                    + " db-scheduler" + where + "[^\\n]*\\| \\d+\\.\\d+ \\| " + goal);
         }
         for (String db : List.of("H2 ", "PostgreSQL ")) {
             assertThat(table).as(table).contains("| claim-backlog | claimNext, empty queue (" + db);

@@ -8,12 +8,15 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * H2 2.x: {@code FINAL TABLE} for RETURNING, no partial indexes, and a {@code FOR UPDATE} that locks every row it
  * reads. Immutable and thread-safe.
  */
 final class H2Dialect extends SqlDialect {
+    private final H2ManyClaims many = new H2ManyClaims(this);
+
     H2Dialect(Tables tables) {
         super(tables);
     }
@@ -166,5 +169,18 @@ final class H2Dialect extends SqlDialect {
         }
         tx.commit(); // we locked a row another claimer just took: let go of it at once
         return Optional.empty();
+    }
+
+    /** Pages of candidates locked a page at a time: see {@link H2ManyClaims}. */
+    @Override
+    public List<BatchClaim> claimBatches(Connection tx, String owner, long leaseMillis, int maxAttempts, int max)
+            throws SQLException {
+        return many.claim(tx, owner, leaseMillis, maxAttempts, max);
+    }
+
+    /** One JDBC batch in the caller's transaction: see {@link H2ManyClaims}. */
+    @Override
+    public Set<String> finishBatches(Connection tx, List<BatchClaim> claims, String result) throws SQLException {
+        return many.finish(tx, claims, result);
     }
 }

@@ -4,9 +4,15 @@ import dev.leasehold.store.BatchClaim;
 import dev.leasehold.store.Database;
 import dev.leasehold.store.SlotClaim;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * PostgreSQL 12 or later: ON CONFLICT, RETURNING, partial indexes, advisory locks.
@@ -113,5 +119,67 @@ final class PostgresDialect extends SqlDialect {
                 + " FOR UPDATE SKIP LOCKED)) RETURNING " + CLAIM_COLUMNS;
         return single(Jdbc.query(tx, sql, SqlDialect::claimRow, (long) maxAttempts, owner, leaseMillis,
                 (long) maxAttempts));
+    }
+
+    /**
+     * One statement, the plan of {@link #claimBatch} for many rows: up to {@code max} expired batches with attempts
+     * left ({@code late}), then as many of the oldest pending ones as are still missing ({@code fresh}, its LIMIT
+     * computed from {@code late}), each MATERIALIZED with SKIP LOCKED so that the limits hold and no claimer waits;
+     * each an index range read in order, nothing sorted. The UPDATE finds the picked rows by primary key ({@code = ANY}
+     * of an array: a join here let the planner, which cannot know how many rows a LIMIT with a parameter keeps, hash
+     * the whole table); the final SELECT adds what orders the claims (expired first by the lease end they had, then
+     * pending by enqueue order), and they are put in that order here.
+     * Parameters: maxAttempts twice, max twice, owner, lease millis.
+     */
+    @Override
+    public List<BatchClaim> claimBatches(Connection tx, String owner, long leaseMillis, int maxAttempts, int max)
+            throws SQLException {
+        String batches = tables.batches();
+        String sql = "WITH used_up AS MATERIALIZED (SELECT id FROM " + batches + " WHERE " + expired()
+                + " AND attempts >= CAST(? AS INTEGER) ORDER BY lease_until FETCH FIRST 16 ROWS ONLY"
+                + " FOR UPDATE SKIP LOCKED), exhausted AS (" + exhaust() + " WHERE id IN (SELECT id FROM used_up)"
+                + " RETURNING id),"
+                + " late AS MATERIALIZED (SELECT id, lease_until FROM " + batches + " WHERE " + expired()
+                + " AND attempts < CAST(? AS INTEGER) ORDER BY lease_until LIMIT CAST(? AS INTEGER)"
+                + " FOR UPDATE SKIP LOCKED),"
+                + " fresh AS MATERIALIZED (SELECT id FROM " + batches + " WHERE status = 'pending' ORDER BY seq"
+                + " LIMIT (CAST(? AS INTEGER) - (SELECT count(*) FROM late)) FOR UPDATE SKIP LOCKED),"
+                + " picked AS (SELECT id AS pick_id, lease_until AS expired_at FROM late"
+                + " UNION ALL SELECT id, NULL FROM fresh),"
+                + " claimed AS (" + claimSet() + " WHERE id = ANY (ARRAY(SELECT pick_id FROM picked))"
+                + " RETURNING " + CLAIM_COLUMNS + ", seq)"
+                + " SELECT claimed.*, expired_at FROM claimed JOIN picked ON id = pick_id";
+        record Picked(Instant expiredAt, long seq, BatchClaim claim) {}
+        List<Picked> claimed = Jdbc.query(tx, sql, row -> new Picked(Jdbc.instant(row, "expired_at"),
+                row.getLong("seq"), claimRow(row)), (long) maxAttempts, (long) maxAttempts, (long) max, (long) max,
+                owner, leaseMillis);
+        return claimed.stream().sorted(Comparator.comparing(Picked::expiredAt,
+                Comparator.nullsLast(Comparator.naturalOrder())).thenComparingLong(Picked::seq))
+                .map(Picked::claim).toList();
+    }
+
+    /**
+     * One statement: the claims travel as two arrays (ids, fences); the CTE locks the rows that still carry those
+     * fences in id order (FOR UPDATE re-checks the fence after any wait), the UPDATE changes exactly those.
+     */
+    @Override
+    public Set<String> finishBatches(Connection tx, List<BatchClaim> claims, String result) throws SQLException {
+        String batches = tables.batches();
+        String sql = "WITH locked AS MATERIALIZED (SELECT id FROM " + batches + " JOIN unnest(CAST(? AS VARCHAR[]),"
+                + " CAST(? AS BIGINT[])) AS given(given_id, given_fence) ON id = given_id AND fence = given_fence"
+                + " WHERE status = 'processing' ORDER BY id FOR UPDATE OF " + batches + ") "
+                + finishSet() + " WHERE id IN (SELECT id FROM locked) RETURNING id";
+        try (PreparedStatement statement = tx.prepareStatement(sql)) {
+            statement.setArray(1, tx.createArrayOf("varchar", claims.stream().map(BatchClaim::batchId).toArray()));
+            statement.setArray(2, tx.createArrayOf("bigint", claims.stream().map(BatchClaim::fence).toArray()));
+            statement.setString(3, result);
+            Set<String> finished = new HashSet<>();
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    finished.add(rows.getString("id"));
+                }
+            }
+            return finished;
+        }
     }
 }

@@ -7,8 +7,10 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Every SQL difference between the databases lives here and in the two subclasses ({@link PostgresDialect},
@@ -68,8 +70,39 @@ public abstract class SqlDialect {
     public abstract Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
             throws SQLException;
 
-    /** Whether {@link #claimBatch} is one statement (then it needs no transaction of its own). */
+    /**
+     * Whether {@link #claimBatch}, {@link #claimBatches} and {@link #finishBatches} are each one statement (then they
+     * need no transaction of their own).
+     */
     public abstract boolean claimsInOneStatement();
+
+    /**
+     * Claims up to {@code max} batches for {@code owner}, with the order and rules of {@link #claimBatch}: batches whose
+     * lease expired first (longest expired first; one with no attempts left is marked failed instead), then the oldest
+     * pending ones, each locked with SKIP LOCKED (never waiting on another claimer). Returned in that order.
+     */
+    public abstract List<BatchClaim> claimBatches(Connection tx, String owner, long leaseMillis, int maxAttempts,
+                                                  int max) throws SQLException;
+
+    /**
+     * Marks done with {@code result} each batch whose current claim is one of {@code claims} (same id and fence, still
+     * processing), all or nothing; rows are locked in id order, so two calls never deadlock on each other.
+     *
+     * @return the ids of the batches finished; the other claims were stale
+     */
+    public abstract Set<String> finishBatches(Connection tx, List<BatchClaim> claims, String result)
+            throws SQLException;
+
+    /** Sets a batch done; the condition follows (a WHERE clause). Parameters: result. */
+    final String finishSet() {
+        return "UPDATE " + tables.batches() + " SET status = 'done', result = ?, lease_until = NULL, finished_at = "
+                + now();
+    }
+
+    /** {@code n} comma-separated parameter markers. */
+    static String markers(int n) {
+        return String.join(", ", Collections.nCopies(n, "?"));
+    }
 
     /**
      * Takes over, for {@code runner}, at most {@code limit} running slots of {@code job} whose lease expired, oldest

@@ -12,12 +12,19 @@ import javax.sql.DataSource;
 final class BenchPool extends dev.leasehold.scenarios.PlainDataSource implements AutoCloseable {
 
     private final BlockingQueue<Connection> idle;
+    private final int size;
 
     BenchPool(DataSource target, int size) throws SQLException {
+        this.size = size;
         idle = new ArrayBlockingQueue<>(size);
         for (int i = 0; i < size; i++) {
             idle.add(target.getConnection());
         }
+    }
+
+    /** How many connections the pool holds. */
+    int size() {
+        return size;
     }
 
     @Override

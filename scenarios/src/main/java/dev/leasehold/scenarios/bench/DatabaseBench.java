@@ -1,7 +1,5 @@
 package dev.leasehold.scenarios.bench;
 
-import dev.leasehold.store.BatchClaim;
-import dev.leasehold.store.BatchClaims;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.SlotClaim;
@@ -9,8 +7,6 @@ import dev.leasehold.store.SlotRuns;
 import dev.leasehold.store.StoreConfig;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,7 +20,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
-/** fenced-write, claims and slots: the fenced store measured side by side with plain JDBC on one database. */
+/** fenced-write and slots: the fenced store measured side by side with plain JDBC on one database. */
 final class DatabaseBench {
 
     /** A database under test: its label (e.g. "H2 2.3.232") and a pool big enough for every thread. */
@@ -164,107 +160,6 @@ final class DatabaseBench {
             run.get(5, TimeUnit.MINUTES);
         }
         return (System.nanoTime() - start) / ((long) threads * perThread);
-    }
-
-    // ---- claims -----------------------------------------------------------------------------------------------
-
-    List<Row> claims(Db db) throws Exception {
-        StoreConfig config = StoreConfig.defaults().withTablePrefix(prefix);
-        FencedSchema.install(db.pool(), config);
-        BatchClaims claims = new BatchClaims(db.pool(), config);
-        String table = prefix + "batches";
-        String forUpdate = "UPDATE " + table + " SET status = 'processing', owner = ?, lease_until = now()"
-                + " + CAST(? AS BIGINT) * INTERVAL '1 millisecond', fence = fence + 1 WHERE id = (SELECT id FROM "
-                + table + " WHERE status = 'pending' OR (status = 'processing' AND lease_until < now())"
-                + " ORDER BY seq FETCH FIRST 1 ROW ONLY FOR UPDATE) RETURNING id, owner, fence, payload";
-        int batches = quick ? 200 : 1000;
-        int rounds = quick ? 1 : 3;
-        List<Row> rows = new ArrayList<>();
-        for (int workers : new int[] {1, 2, 4, 8}) {
-            Samples skipLocked = new Samples();
-            Samples waiting = new Samples();
-            for (int round = 0; round < rounds; round++) {
-                skipLocked.add(drain(db, table, batches, workers, owner -> claims.claimNext(owner,
-                        Duration.ofMinutes(5)), claims));
-                waiting.add(drain(db, table, batches, workers, owner -> claimWaiting(db, forUpdate, owner), claims));
-            }
-            double ratio = waiting.median() / (double) skipLocked.median();
-            rows.add(rate("claims", "FOR UPDATE, no SKIP LOCKED (" + db.label() + ", " + workers + " workers)",
-                    waiting, ""));
-            rows.add(rate("claims", "BatchClaims, SKIP LOCKED (" + db.label() + ", " + workers + " workers)",
-                    skipLocked, "").compared(String.format("%.2f", ratio),
-                    workers == 4 ? ElectionBench.goal(ratio >= 2, ">= 2x at 4 workers") : ""));
-        }
-        return rows;
-    }
-
-    private interface Claimer {
-        Optional<BatchClaim> claim(String owner) throws Exception;
-    }
-
-    /** The same single statement as BatchClaims on PostgreSQL, without SKIP LOCKED: claimers queue on one row. */
-    private static Optional<BatchClaim> claimWaiting(Db db, String sql, String owner) throws SQLException {
-        try (Connection c = db.pool().getConnection(); PreparedStatement p = c.prepareStatement(sql)) {
-            p.setString(1, owner);
-            p.setLong(2, Duration.ofMinutes(5).toMillis());
-            try (ResultSet rs = p.executeQuery()) {
-                return rs.next() ? Optional.of(new BatchClaim(rs.getString("id"), rs.getString("owner"),
-                        rs.getLong("fence"), rs.getString("payload"), 1, null)) : Optional.empty();
-            }
-        }
-    }
-
-    /** Enqueues {@code batches}, lets {@code workers} claim and finish them all; returns nanoseconds per batch. */
-    private static long drain(Db db, String table, int batches, int workers, Claimer claimer, BatchClaims claims)
-            throws Exception {
-        try (Connection c = db.pool().getConnection(); Statement s = c.createStatement()) {
-            s.execute("DELETE FROM " + table);
-        }
-        String round = Long.toString(System.nanoTime(), 36);
-        for (int i = 0; i < batches; i++) {
-            claims.enqueue(round + "-" + i, "payload " + i);
-        }
-        ExecutorService pool = Executors.newFixedThreadPool(workers);
-        try {
-            CountDownLatch go = new CountDownLatch(1);
-            List<Future<Integer>> runs = new ArrayList<>();
-            for (int w = 0; w < workers; w++) {
-                String owner = "worker-" + w;
-                runs.add(pool.submit(() -> {
-                    go.await();
-                    int done = 0;
-                    Optional<BatchClaim> claim;
-                    while ((claim = claimer.claim(owner)).isPresent()) {
-                        if (claims.finish(claim.get(), "ok")) {
-                            done++;
-                        }
-                    }
-                    return done;
-                }));
-            }
-            long start = System.nanoTime();
-            go.countDown();
-            int done = 0;
-            for (Future<Integer> run : runs) {
-                done += run.get(10, TimeUnit.MINUTES);
-            }
-            long elapsed = System.nanoTime() - start;
-            if (done != batches) {
-                throw new IllegalStateException("finished " + done + " of " + batches + " batches");
-            }
-            return elapsed / batches;
-        } finally {
-            pool.shutdownNow();
-        }
-    }
-
-    private static Row rate(String benchmark, String variant, Samples nanosPerBatch, String ratio) {
-        return new Row(benchmark, variant, nanosPerBatch.count(), perSecond(nanosPerBatch.median()),
-                perSecond(nanosPerBatch.percentile(90)), perSecond(nanosPerBatch.percentile(99)), ratio, "");
-    }
-
-    private static String perSecond(long nanosPerBatch) {
-        return String.format("%.0f batches/s", 1e9 / Math.max(1, nanosPerBatch));
     }
 
     // ---- slots ------------------------------------------------------------------------------------------------

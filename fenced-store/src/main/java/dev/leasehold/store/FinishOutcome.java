@@ -1,0 +1,22 @@
+package dev.leasehold.store;
+
+import java.util.List;
+
+/**
+ * What {@link BatchClaims#finishAll} did with each claim it was given: {@code finished} were still current and are
+ * now done; {@code refused} were stale (the batch was claimed again after their lease ended, or was already finished
+ * or failed) and changed nothing: send nothing more for them. Both keep the order of the claims given. Immutable and
+ * thread-safe.
+ */
+public record FinishOutcome(List<BatchClaim> finished, List<BatchClaim> refused) {
+
+    public FinishOutcome {
+        finished = List.copyOf(finished);
+        refused = List.copyOf(refused);
+    }
+
+    /** Whether no claim was refused. */
+    public boolean allFinished() {
+        return refused.isEmpty();
+    }
+}
