@@ -141,8 +141,9 @@ inline grant(n) {
 }
 
 
-inline reject(t) {
+inline reject(t, probe) {
     printf("MSC: P%d is REJECTED with token %d (mark %d)\n", p, t, mark);
+    PROBE(probe);
     goto release                                     /* StaleTokenException: stop, drop back to follower */
 }
 
@@ -161,29 +162,39 @@ inline gate(when, t, isWrite) {
     atomic {
         when ->
         if
-        :: mark > t -> reject(t)
+        :: mark > t -> reject(t, 0)
         :: else -> printf("MSC: P%d SELECTs the mark: %d, not above its token %d\n", p, mark, t)
         fi
     };
     /* ... then UPDATE fence SET token = t WHERE resource = r: waits for the row lock, no condition left */
-    atomic { lockHolder == 0 -> lockHolder = p + 1 };
+    atomic {
+        lockHolder == 0 ->
+        lockHolder = p + 1; printf("MSC: P%d UPDATEs the mark (no condition): the row is locked until commit\n", p)
+    };
 #else
     atomic {
         when ->
         if
-        :: mark > t -> PROBE(PROBE_STALE_WRITE && isWrite); reject(t)
-        :: mark <= t && lockHolder == 0 -> lockHolder = p + 1
+        :: mark > t -> reject(t, PROBE_STALE_WRITE && isWrite)
+        :: mark <= t && lockHolder == 0 ->
+            lockHolder = p + 1;
+            printf("MSC: P%d's UPDATE with token %d matches (mark %d): the row is locked until commit\n", p, t, mark)
         :: mark <= t && lockHolder != 0 ->
             /* waits for the row lock (atomicity is given up here: the others run) ... */
             printf("MSC: P%d (token %d) waits for the row lock held by P%d\n", p, t, lockHolder - 1);
             lockHolder == 0;
 #ifdef NO_RECHECK
-            lockHolder = p + 1                       /* a database that keeps its first evaluation */
+            lockHolder = p + 1;                      /* a database that keeps its first evaluation */
+            printf("MSC: P%d takes the row lock on its first evaluation, not evaluated again\n", p)
 #else
             /* ... the holder committed: the WHERE is evaluated again on the newest committed version */
             if
-            :: mark <= t -> lockHolder = p + 1
-            :: else -> PROBE(PROBE_RECHECK); reject(t)
+            :: mark <= t ->
+                lockHolder = p + 1;
+                printf("MSC: P%d's UPDATE, evaluated again, matches (mark %d): the row is locked\n", p, mark)
+            :: else ->
+                printf("MSC: P%d's UPDATE, evaluated again, matches no row: the mark is now %d\n", p, mark);
+                reject(t, PROBE_RECHECK)
             fi
 #endif
         fi
