@@ -60,7 +60,6 @@
 #error "at most 6 sessions: the server's EXPIRE_OPTIONs are unrolled for 6"
 #endif
 #define NONE        255
-#define MAXTOKEN    MAXNODES                       /* czxid 1..MAXNODES, sequence 0..MAXNODES-1 */
 
 /* ---- ZooKeeper ------------------------------------------------------------------------------------------ */
 /* Node n is the n-th create. zxid counts creates only: the other transactions (deletes, session closes) would
@@ -71,7 +70,7 @@ byte nSess[NODESLOTS];       /* its ephemeralOwner */
 byte nSeq[NODESLOTS];        /* its sequence suffix, from the parent's counter */
 byte seqctr;                 /* the parent's sequence counter: restarts at 0 when the parent is reaped */
 byte live;                   /* nodes that exist (the parent is empty when 0) */
-bool sAlive[7];               /* the server's view of each session (1..6) */
+bool sAlive[7];              /* the server's view of each session (1..6) */
 byte nextSess;               /* the last session id handed out */
 byte expiries, cexps, reaps, resets, grants;
 
@@ -89,7 +88,7 @@ byte expiries, cexps, reaps, resets, grants;
 
 /* ---- the store: one resource, its fence row ---------------------------------------------------------------- */
 byte mark;                   /* the committed token of the fence row (0 = the row's first use) */
-byte lockHolder;             /* participant + 1 holding the row lock until commit or rollback; 0 = none */
+byte lockHolder;             /* participant + 1 holding the row lock until its commit; 0 = none */
 
 /* ---- ghosts for the properties (no process reads them to decide anything) ------------------------------- */
 byte hiWrite;                /* the highest token a committed write carried */
@@ -140,7 +139,7 @@ inline grant(n) {
     lastGrant = tok; gSess = sess
 }
 
-
+/* The gate's update count is 0: the token is stale. */
 inline reject(t, probe) {
     printf("MSC: P%d is REJECTED with token %d (mark %d)\n", p, t, mark);
     PROBE(probe);
@@ -305,19 +304,19 @@ done:
 
 /* The server expires session s: its ephemeral nodes go in the same transaction. */
 inline expire(s) {
-        sAlive[s] = false; expiries++;
-        i = 0;
-        do
-        :: i < NODESLOTS ->
-            if
-            :: nAlive[i] && nSess[i] == s -> delete(i)
-            :: else
-            fi;
-            i++
-        :: else -> break
-        od;
-        i = 0;
-        printf("MSC: ZooKeeper EXPIRES session %d\n", s)
+    sAlive[s] = false; expiries++;
+    i = 0;
+    do
+    :: i < NODESLOTS ->
+        if
+        :: nAlive[i] && nSess[i] == s -> delete(i)
+        :: else
+        fi;
+        i++
+    :: else -> break
+    od;
+    i = 0;
+    printf("MSC: ZooKeeper EXPIRES session %d\n", s)
 }
 
 /* The guard is the d_step's first statement, so checking it and acting on it are one step. */
