@@ -1,0 +1,348 @@
+/*
+ * Leasehold's fenced leader election, as a Promela model for SPIN.
+ *
+ * ZooKeeper (abstracted), NP participants running Curator's LeaderLatch with Leasehold's token read, and the
+ * fenced store (FenceGate over a READ COMMITTED database). SPIN explores every interleaving of their steps, so
+ * any process may pause between any two of its steps for as long as it likes: a GC pause, a frozen VM or a slow
+ * network are all covered by "the other processes run first".
+ *
+ * The real design is checked with no define. Each define below swaps one piece for a broken one, which the
+ * checker must refute:
+ *   NO_FENCE        a participant checks "I lead" at ZooKeeper, then writes without any check at the store
+ *   SEQ_TOKEN       the token is the node's sequence suffix instead of its czxid (the parent may be reaped)
+ *   NONATOMIC_GATE  the store reads the highest token with a SELECT, compares in the client, then UPDATEs
+ *   UNVERIFIED_READ the token is the czxid of Curator's current node, read without checking that the node is
+ *                   the lowest child and owned by the client's current session
+ *   NO_RECHECK      (a fifth, for the store) a database that does not evaluate the WHERE again after waiting
+ *                   for the row lock
+ *
+ * Properties (assertions; the numbers are the history checker's rules, scenarios' HistoryChecker):
+ *   rule 1 + 2  a write commits only with a token >= every token already committed by a write
+ *               (one resource: "never decrease in commit order" and "nothing after a higher one" coincide at
+ *               the first violation, so one assertion states both)
+ *   rule 3      each token belongs to one ZooKeeper session, both when it is granted and when a write commits
+ *   rule 5      successive grants carry non-decreasing tokens, equal only for the same owner (the same grant
+ *               read again)
+ * Rule 4 (an acknowledged write is never lost) is about the database's durability and is not modelled: a
+ * commit here is atomic and durable.
+ */
+
+/* ---- bounds (all explicit; model/check prints them) ------------------------------------------------------ */
+#define NP          3   /* participants (fixed: init starts three) */
+#ifndef MAXNODES
+#define MAXNODES    4   /* election znodes created in all (at most NODESLOTS): 3 joins and 1 rejoin or re-creation */
+#endif
+#ifndef MAXGRANTS
+#define MAXGRANTS   4   /* tokens handed out in all */
+#endif
+#ifndef MAXEXPIRIES
+#define MAXEXPIRIES 1   /* sessions the server expires (model/check also runs the design with 2) */
+#endif
+#ifndef MAXCEXP
+#define MAXCEXP     0   /* sessions a client gives up on while the server keeps them (client-side expiry) */
+#endif
+#ifndef MAXREAPS
+#define MAXREAPS    1   /* times the empty container parent is reaped */
+#endif
+#ifndef MAXRESETS
+#define MAXRESETS   1   /* times Curator replaces a participant's node without telling it (the double reset) */
+#endif
+#ifndef WRITES
+#define WRITES      2   /* writes a leader makes per grant, after fencing first */
+#endif
+
+#define NODESLOTS   6   /* the node arrays; LOWEST below is unrolled for 6 */
+#if MAXNODES > NODESLOTS
+#error "MAXNODES must be at most NODESLOTS"
+#endif
+#define MAXSESS     (NP + MAXEXPIRIES + MAXCEXP)   /* session ids 1..MAXSESS; 0 = none */
+#if MAXSESS > 6
+#error "at most 6 sessions: the server's EXPIRE_OPTIONs are unrolled for 6"
+#endif
+#define NONE        255
+
+/* ---- ZooKeeper ------------------------------------------------------------------------------------------ */
+/* Node n is the n-th create. zxid counts creates only: the other transactions (deletes, session closes) would
+ * leave gaps in the numbering but never change its order, and order is all a token needs. So czxid(n) = n + 1. */
+byte nnodes;                 /* nodes created so far = the last czxid */
+bool nAlive[NODESLOTS];      /* the node exists */
+byte nSess[NODESLOTS];       /* its ephemeralOwner */
+byte nSeq[NODESLOTS];        /* its sequence suffix, from the parent's counter */
+byte seqctr;                 /* the parent's sequence counter: restarts at 0 when the parent is reaped */
+byte live;                   /* nodes that exist (the parent is empty when 0) */
+bool sAlive[7];              /* the server's view of each session (1..6) */
+byte nextSess;               /* the last session id handed out */
+byte expiries, cexps, reaps, resets, grants;
+
+#define CZXID(n)     (n + 1)
+#define BELOW(m, n)  (nAlive[m] && nSeq[m] < nSeq[n])
+/* n is the lowest child: it exists and no existing child has a lower sequence number. */
+#define LOWEST(n)    (n != NONE && nAlive[n] && !BELOW(0, n) && !BELOW(1, n) && !BELOW(2, n) \
+                      && !BELOW(3, n) && !BELOW(4, n) && !BELOW(5, n))
+
+#ifdef SEQ_TOKEN
+#define TOKEN(n)     nSeq[n]
+#else
+#define TOKEN(n)     CZXID(n)
+#endif
+
+/* ---- the store: one resource, its fence row ---------------------------------------------------------------- */
+byte mark;                   /* the committed token of the fence row (0 = the row's first use) */
+byte lockHolder;             /* participant + 1 holding the row lock until its commit; 0 = none */
+
+/* ---- ghosts for the properties (no process reads them to decide anything) ------------------------------- */
+byte hiWrite;                /* the highest token a committed write carried */
+byte wSess;                  /* the session of the last committed write (0 = none yet) */
+byte lastGrant;              /* the token of the last grant */
+byte gSess;                  /* the session of the last grant (0 = none yet) */
+/* Rule 3 needs only the last owner: while tokens never decrease (asserted first), a token can come back only in
+ * an unbroken run of equal tokens, so "same token, same session as the last one" is "one owner per token". */
+
+/* Probes: model/check compiles with one of them defined and requires SPIN to reach it, which shows that the
+ * bounds let the design meet that situation (a check that cannot see a case cannot vouch for it). */
+#ifndef PROBE_RECHECK
+#define PROBE_RECHECK 0      /* a statement that waited for the row lock is rejected when evaluated again */
+#endif
+#ifndef PROBE_STALE_WRITE
+#define PROBE_STALE_WRITE 0  /* a write (not a fence) with a stale token is rejected at once */
+#endif
+#ifndef PROBE_REAPED_GRANT
+#define PROBE_REAPED_GRANT 0 /* a token is granted after the parent was reaped */
+#endif
+#define PROBE(reached) assert(!(reached))
+
+inline create(n) {
+    n = nnodes; nnodes++;
+    nAlive[n] = true; nSess[n] = sess; nSeq[n] = seqctr; seqctr++; live++;
+    printf("MSC: P%d creates node %d (seq %d, czxid %d) in session %d\n", p, n, nSeq[n], CZXID(n), sess)
+}
+
+inline delete(n) {
+    nAlive[n] = false; live--
+}
+
+/* A write commits: the history checker's rules, then the write is kept. */
+inline commitWrite(t) {
+    printf("MSC: P%d COMMITS a write with token %d (session %d)\n", p, t, sess);
+    assert(t >= hiWrite);                            /* rules 1 and 2 */
+    assert(t > hiWrite || wSess == 0 || wSess == sess);  /* rule 3 at the store */
+    hiWrite = t; wSess = sess
+}
+
+/* A token is handed out. */
+inline grant(n) {
+    PROBE(PROBE_REAPED_GRANT && reaps > 0);
+    tok = TOKEN(n); grants++; w = 0;
+    printf("MSC: P%d is GRANTED token %d (node %d, session %d)\n", p, tok, n, sess);
+    assert(tok >= lastGrant);                        /* rule 5 */
+    assert(tok > lastGrant || gSess == 0 || gSess == sess);  /* rule 3 at the grant */
+    lastGrant = tok; gSess = sess
+}
+
+/* The gate's update count is 0: the token is stale. */
+inline reject(t, probe) {
+    printf("MSC: P%d is REJECTED with token %d (mark %d)\n", p, t, mark);
+    PROBE(probe);
+    goto release                                     /* StaleTokenException: stop, drop back to follower */
+}
+
+/*
+ * When `when` holds, one transaction of the gate with token t: the fence check, then (if isWrite) the write, then
+ * commit. A stale token sends the participant to release (StaleTokenException: stop, drop back to follower).
+ *
+ * Real design (FenceGate): UPDATE fence SET token = t WHERE resource = r AND token <= t, judged by its update
+ * count. READ COMMITTED: the WHERE is first evaluated on the last committed row version; if it matches but another
+ * transaction holds the row lock, the statement waits, then evaluates the WHERE again on the newest committed
+ * version (PostgreSQL's re-check; H2 does the same).
+ */
+inline gate(when, t, isWrite) {
+#ifdef NONATOMIC_GATE
+    /* SELECT token FROM fence WHERE resource = r, compared in the client ... */
+    atomic {
+        when ->
+        if
+        :: mark > t -> reject(t, 0)
+        :: else -> printf("MSC: P%d SELECTs the mark: %d, not above its token %d\n", p, mark, t)
+        fi
+    };
+    /* ... then UPDATE fence SET token = t WHERE resource = r: waits for the row lock, no condition left */
+    atomic {
+        lockHolder == 0 ->
+        lockHolder = p + 1; printf("MSC: P%d UPDATEs the mark (no condition): the row is locked until commit\n", p)
+    };
+#else
+    atomic {
+        when ->
+        if
+        :: mark > t -> reject(t, PROBE_STALE_WRITE && isWrite)
+        :: mark <= t && lockHolder == 0 ->
+            lockHolder = p + 1;
+            printf("MSC: P%d's UPDATE with token %d matches (mark %d): the row is locked until commit\n", p, t, mark)
+        :: mark <= t && lockHolder != 0 ->
+            /* waits for the row lock (atomicity is given up here: the others run) ... */
+            printf("MSC: P%d (token %d) waits for the row lock held by P%d\n", p, t, lockHolder - 1);
+            lockHolder == 0;
+#ifdef NO_RECHECK
+            lockHolder = p + 1;                      /* a database that keeps its first evaluation */
+            printf("MSC: P%d takes the row lock on its first evaluation, not evaluated again\n", p)
+#else
+            /* ... the holder committed: the WHERE is evaluated again on the newest committed version */
+            if
+            :: mark <= t ->
+                lockHolder = p + 1;
+                printf("MSC: P%d's UPDATE, evaluated again, matches (mark %d): the row is locked\n", p, mark)
+            :: else ->
+                printf("MSC: P%d's UPDATE, evaluated again, matches no row: the mark is now %d\n", p, mark);
+                reject(t, PROBE_RECHECK)
+            fi
+#endif
+        fi
+    };
+#endif
+    /* the work runs in the transaction (a pause here holds the row lock), then commit. A rollback (connection
+     * lost, the work threw) is left out: it changes nothing at the store, and a statement waiting behind it then
+     * finds the row as it was, as if it had never waited. */
+    atomic {
+        if
+        :: isWrite -> commitWrite(t); w++
+        :: else -> printf("MSC: P%d fences: the mark goes from %d to %d\n", p, mark, t)
+        fi;
+        mark = t; lockHolder = 0
+    }
+}
+
+proctype Participant(byte p; byte sess) {
+    byte mine = NONE;   /* Curator's current node for this participant */
+    bool leads;         /* Curator has said "I lead" (it may no longer be true) */
+    byte tok = NONE;    /* the token held, NONE when not leading */
+    byte w;             /* writes attempted under tok */
+
+join:
+    if
+    :: atomic { sAlive[sess] && nnodes < MAXNODES -> create(mine) }
+    :: atomic { !sAlive[sess] -> goto expired }   /* the create fails: the client learns its session expired */
+    :: atomic { nnodes >= MAXNODES -> goto done } /* the bound is reached */
+    fi;
+
+end_follow:
+    do
+#ifdef UNVERIFIED_READ
+    /* Curator's check: our node is the lowest child and owned by our session (CURATOR-696) ... */
+    :: atomic {
+           !leads && LOWEST(mine) && nSess[mine] == sess ->
+           leads = true; printf("MSC: P%d: Curator says I lead (node %d)\n", p, mine)
+       }
+    /* ... and later, because Curator has said so, the czxid of Curator's current node, whatever it is now */
+    :: atomic {
+           leads && grants < MAXGRANTS && nAlive[mine] ->
+           grant(mine); goto leader
+       }
+#else
+    /* Curator's check and ElectionNodes' read, one read-only multi (getChildren + getData) served atomically by
+     * one server: our node is the lowest child and owned by our current session. The read checks everything
+     * Curator's own check establishes, so an earlier, separate Curator check would only add refusals: they are
+     * the same step here. */
+    :: atomic {
+           grants < MAXGRANTS && LOWEST(mine) && nSess[mine] == sess ->
+           leads = true; grant(mine); goto leader
+       }
+#endif
+    /* Curator replaces our node (deletes it, creates another) and does not report it: leads stays as it was */
+    :: atomic {
+           resets < MAXRESETS && mine != NONE && nAlive[mine] ->
+           resets++; delete(mine); printf("MSC: P%d: Curator deletes its node %d (reset)\n", p, mine);
+           goto join                             /* ... and creates another; leads is kept */
+       }
+    :: atomic { !sAlive[sess] -> goto expired }  /* the client learns, late, that the server expired its session */
+    :: atomic { cexps < MAXCEXP -> cexps++; goto expired }  /* client-side expiry: the server keeps the session */
+    od;
+
+leader:
+#ifndef NO_FENCE
+    gate(true, tok, false);                       /* fence first: advance */
+#endif
+    do
+#ifdef NO_FENCE
+    :: atomic {
+            w < WRITES ->
+            /* "am I the leader?" asked of ZooKeeper itself, then the write, with no check at the store */
+            if
+            :: LOWEST(mine) && nSess[mine] == sess -> printf("MSC: P%d asks ZooKeeper: my node is the lowest, I lead\n", p)
+            :: else -> goto release
+            fi
+        };
+        atomic { commitWrite(tok); w++ }
+#else
+    :: gate(w < WRITES, tok, true)
+#endif
+    :: atomic { !sAlive[sess] -> goto expired }  /* learns of the expiry, late */
+    :: atomic { cexps < MAXCEXP -> cexps++; goto expired }
+    :: goto release                               /* close(): the work has stopped; release the node */
+    od;
+
+release:
+    atomic {
+        if
+        :: mine != NONE && nAlive[mine] -> delete(mine); printf("MSC: P%d releases node %d\n", p, mine)
+        :: else
+        fi;
+        mine = NONE; leads = false; tok = NONE; w = 0;
+        goto join
+    };
+
+expired:
+    atomic {
+        printf("MSC: P%d learns its session %d is lost, starts session %d\n", p, sess, nextSess + 1);
+        mine = NONE; leads = false; tok = NONE; w = 0;
+        nextSess++; sess = nextSess; sAlive[sess] = true;
+        goto join
+    };
+
+done:
+    skip
+}
+
+/* The server expires session s: its ephemeral nodes go in the same transaction. */
+inline expire(s) {
+    sAlive[s] = false; expiries++;
+    i = 0;
+    do
+    :: i < NODESLOTS ->
+        if
+        :: nAlive[i] && nSess[i] == s -> delete(i)
+        :: else
+        fi;
+        i++
+    :: else -> break
+    od;
+    i = 0;
+    printf("MSC: ZooKeeper EXPIRES session %d\n", s)
+}
+
+/* The guard is the d_step's first statement, so checking it and acting on it are one step. */
+#define EXPIRE_OPTION(s) :: d_step { expiries < MAXEXPIRIES && sAlive[s] -> expire(s) }
+
+active proctype ZooKeeper() {
+    byte i;
+end_server:
+    do
+    EXPIRE_OPTION(1)
+    EXPIRE_OPTION(2)
+    EXPIRE_OPTION(3)
+    EXPIRE_OPTION(4)
+    EXPIRE_OPTION(5)
+    EXPIRE_OPTION(6)
+    /* the container parent is empty: it is reaped, and its sequence counter restarts with the next create */
+    :: d_step {
+           reaps < MAXREAPS && live == 0 && seqctr > 0 ->
+           reaps++; seqctr = 0; printf("MSC: ZooKeeper REAPS the empty parent: sequence restarts at 0\n")
+       }
+    od
+}
+
+init {
+    atomic {
+        sAlive[1] = true; sAlive[2] = true; sAlive[3] = true; nextSess = NP;
+        run Participant(0, 1); run Participant(1, 2); run Participant(2, 3)
+    }
+}
