@@ -54,10 +54,21 @@ public final class BatchClaims {
     private final StoreContext context;
     private final StoreConfig config;
 
+    /**
+     * Batch claims on {@code ds} with {@link StoreConfig#defaults()}.
+     *
+     * @param ds where the schema lives (see {@link FencedSchema})
+     */
     public BatchClaims(DataSource ds) {
         this(ds, StoreConfig.defaults());
     }
 
+    /**
+     * Batch claims on {@code ds}.
+     *
+     * @param ds     where the schema lives (see {@link FencedSchema})
+     * @param config table prefix, attempts, retries and the rest
+     */
     public BatchClaims(DataSource ds, StoreConfig config) {
         this.context = new StoreContext(ds, config);
         this.config = config;
@@ -66,6 +77,8 @@ public final class BatchClaims {
     /**
      * Adds a pending batch.
      *
+     * @param batchId the batch's id: not blank, at most 200 characters
+     * @param payload what the claimer will be handed
      * @throws IllegalArgumentException if the id is blank or too long, the payload null, or the id already enqueued
      */
     public void enqueue(String batchId, String payload) {
@@ -90,6 +103,10 @@ public final class BatchClaims {
      * Claims a batch for {@code owner} for {@code lease}: one whose lease expired, else the oldest pending one; or
      * returns empty if none is claimable right now (all finished or failed, held by live leases, or locked by
      * concurrent claimers).
+     *
+     * @param owner who claims: not blank, at most 200 characters
+     * @param lease how long the claim holds without a {@link #renew}: at least 1 ms, at most 7 days
+     * @return the claim, or empty if no batch is claimable now
      */
     public Optional<BatchClaim> claimNext(String owner, Duration lease) {
         Args.name(owner, "owner");
@@ -113,6 +130,8 @@ public final class BatchClaims {
      * PostgreSQL that is ONE statement; on H2 one transaction of a few. Each returned claim is judged on its own by
      * {@link #finish}, {@link #finishAll}, {@link #fail} and {@link #renew}; all share one lease end.
      *
+     * @param owner who claims (1 to 200 characters), as {@link #claimNext} takes it
+     * @param lease how long each claim is held, from the database clock, as {@link #claimNext} takes it
      * @param max 1 to 1,000
      * @return the claims, expired ones first, then by enqueue order; fewer than {@code max} (or none) when fewer batches
      *         are claimable right now
@@ -143,6 +162,7 @@ public final class BatchClaims {
      * empty {@link #claimUpTo} can be passed as it is.
      *
      * @param claims at most 1,000, each batch at most once
+     * @param result stored with every batch that finishes, as {@link #finish} stores it
      * @return which claims finished and which were refused (send nothing more for those)
      * @throws IllegalArgumentException if {@code claims} or {@code result} is null, a claim is null, a batch appears
      *                                  twice, or there are more than 1,000; nothing is written then
@@ -170,6 +190,8 @@ public final class BatchClaims {
     /**
      * Extends the lease from now (database clock), if {@code claim} is still the batch's current claim.
      *
+     * @param claim the claim {@link #claimNext} returned
+     * @param lease the new lease, from now: at least 1 ms, at most 7 days
      * @return false if the claim was lost (the batch was claimed again, or finished)
      */
     public boolean renew(BatchClaim claim, Duration lease) {
@@ -186,6 +208,8 @@ public final class BatchClaims {
     /**
      * Marks the batch done with {@code result}, if {@code claim} is still its current claim.
      *
+     * @param claim  the claim {@link #claimNext} returned
+     * @param result what to record as the batch's result
      * @return false if the claim was lost: 0 rows changed, nothing written. Stop and send nothing more.
      */
     public boolean finish(BatchClaim claim, String result) {
@@ -205,6 +229,8 @@ public final class BatchClaims {
      * batch goes back to pending (the next claim is its next attempt), or to {@code failed} if this was attempt
      * {@link StoreConfig#maxAttempts()}. See {@link #state} for which.
      *
+     * @param claim the claim {@link #claimNext} returned
+     * @param error what went wrong, recorded with the batch
      * @return false if the claim was lost (claimed again, finished, or already failed): 0 rows changed
      */
     public boolean fail(BatchClaim claim, String error) {
@@ -224,6 +250,8 @@ public final class BatchClaims {
     /**
      * Counts the batches by state, in one statement. It reads every row of the table: keep the table small with
      * {@link #purgeFinished}, and call this for monitoring, not per batch.
+     *
+     * @return the counts, and the age of the oldest pending batch
      */
     public BatchStats stats() {
         return context.jdbc().withConnection("counting batches", connection -> {
@@ -254,6 +282,7 @@ public final class BatchClaims {
      * {@link StoreConfig#purgeChunk()} rows, each its own short transaction. Pending and processing batches are never
      * touched. A purged batch id can be enqueued again.
      *
+     * @param olderThan how long ago a batch must have finished to go: zero or more, at most 36,500 days
      * @return how many batches were deleted
      */
     public long purgeFinished(Duration olderThan) {
@@ -271,7 +300,12 @@ public final class BatchClaims {
         return deleted;
     }
 
-    /** The batch as stored, or empty if it was never enqueued (or was purged). */
+    /**
+     * Reads one batch.
+     *
+     * @param batchId the batch's id
+     * @return the batch as stored, or empty if it was never enqueued (or was purged)
+     */
     public Optional<BatchState> state(String batchId) {
         Args.name(batchId, "batchId");
         return context.jdbc().withConnection("reading batch '" + batchId + "'", connection -> Jdbc.query(connection,

@@ -13,6 +13,10 @@ public class CommitOutcomeUnknownException extends StoreException {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * @param operation what the store was doing, e.g. {@code "advancing the fence of 'billing'"}
+     * @param cause     the failure of the commit
+     */
     public CommitOutcomeUnknownException(String operation, SQLException cause) {
         super(operation + ": the commit failed, so the outcome is unknown (the transaction may or may not have been"
                 + " committed): " + cause.getMessage() + " (SQLState " + cause.getSQLState() + ")", cause, false);

@@ -60,10 +60,21 @@ public final class FenceGate {
 
     private final StoreContext context;
 
+    /**
+     * A gate on {@code ds} with {@link StoreConfig#defaults()}.
+     *
+     * @param ds where the schema lives (see {@link FencedSchema})
+     */
     public FenceGate(DataSource ds) {
         this(ds, StoreConfig.defaults());
     }
 
+    /**
+     * A gate on {@code ds}.
+     *
+     * @param ds     where the schema lives (see {@link FencedSchema})
+     * @param config table prefix, isolation, retries and the rest
+     */
     public FenceGate(DataSource ds, StoreConfig config) {
         this.context = new StoreContext(ds, config);
     }
@@ -71,6 +82,9 @@ public final class FenceGate {
     /**
      * Runs {@code work} in one transaction with the token check.
      *
+     * @param resource the name of the fenced resource: not blank, at most 200 characters
+     * @param token    the writer's fencing token
+     * @param work     the writes, on a connection it cannot commit, roll back or close
      * @throws StaleTokenException if {@code token} is lower than the highest seen for {@code resource}
      * @throws StoreException      if the database or the work failed with an SQLException, or the work called a
      *                             refused method such as {@code commit()} (rolled back)
@@ -83,7 +97,17 @@ public final class FenceGate {
         });
     }
 
-    /** Like {@link #write}, returning what {@code work} returns. */
+    /**
+     * Like {@link #write}, returning what {@code work} returns.
+     *
+     * @param <T>      what the work returns
+     * @param resource the name of the fenced resource: not blank, at most 200 characters
+     * @param token    the writer's fencing token
+     * @param work     the writes, on a connection it cannot commit, roll back or close
+     * @return what {@code work} returned, once committed
+     * @throws StaleTokenException if {@code token} is lower than the highest seen for {@code resource}
+     * @throws StoreException      as for {@link #write}
+     */
     public <T> T call(String resource, long token, FencedCall<T> work) {
         Args.name(resource, "resource");
         Args.token(token, "token");
@@ -102,6 +126,11 @@ public final class FenceGate {
      * aborts the transaction before your statement runs. Elsewhere it is {@link #call} with your statement as the
      * work. Parameters are bound with {@code setObject} ({@link java.time.Instant} as a UTC timestamp, null as NULL).
      *
+     * @param resource the name of the fenced resource: not blank, at most 200 characters
+     * @param token    the writer's fencing token
+     * @param sql      the statement, with {@code ?} parameters
+     * @param params   the parameters' values, in order
+     * @return the statement's update count
      * @throws IllegalArgumentException if {@code sql} is not one such statement: it must start with INSERT, UPDATE,
      *                                  DELETE or MERGE, hold no {@code ;} and no {@code RETURNING} (pass values as
      *                                  parameters; for more, use {@link #call})
@@ -168,6 +197,8 @@ public final class FenceGate {
     /**
      * Raises the resource's mark to {@code token} with no other work ("fence first" on gaining leadership).
      *
+     * @param resource the name of the fenced resource: not blank, at most 200 characters
+     * @param token    the new leader's fencing token
      * @throws StaleTokenException if a higher token was already seen
      */
     public void advance(String resource, long token) {
@@ -179,7 +210,12 @@ public final class FenceGate {
         });
     }
 
-    /** The highest token the resource has accepted, or empty if it has never seen one. */
+    /**
+     * Reads the resource's mark.
+     *
+     * @param resource the name of the fenced resource
+     * @return the highest token the resource has accepted, or empty if it has never seen one
+     */
     public OptionalLong highestToken(String resource) {
         Args.name(resource, "resource");
         return context.jdbc().withConnection("reading the fence of '" + resource + "'",
@@ -192,6 +228,10 @@ public final class FenceGate {
      * fenced resource would refuse every new leader). Make sure no old leader can still write first. Logged at WARN
      * and recorded with who did it and why, in the same transaction.
      *
+     * @param resource the name of the fenced resource
+     * @param newToken the new mark, usually the new ensemble's first leader's token
+     * @param operator who re-bases: not blank, at most 200 characters
+     * @param reason   why: 1 to 1000 non-blank characters
      * @return the mark before the re-base, if there was one
      */
     public OptionalLong rebase(String resource, long newToken, String operator, String reason) {

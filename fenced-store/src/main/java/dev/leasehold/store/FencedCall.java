@@ -10,6 +10,12 @@ import java.sql.SQLException;
 @FunctionalInterface
 public interface FencedCall<T> {
 
-    /** Reads and writes on {@code tx}, under the same rules as {@link FencedWork#run}. */
+    /**
+     * Reads and writes on {@code tx}, under the same rules as {@link FencedWork#run}.
+     *
+     * @param tx the gate's transaction
+     * @return what {@link FenceGate#call} returns once the transaction has committed
+     * @throws SQLException any failure of the work: everything is rolled back
+     */
     T call(Connection tx) throws SQLException;
 }

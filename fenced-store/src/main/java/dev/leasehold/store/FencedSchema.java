@@ -43,12 +43,18 @@ public final class FencedSchema {
 
     private FencedSchema() {}
 
-    /** The schema version this release reads and writes. */
+    /** @return the schema version this release reads and writes */
     public static int currentVersion() {
         List<Migration> migrations = SqlDialect.of(Database.H2, new Tables(StoreConfig.DEFAULT_PREFIX)).migrations();
         return migrations.get(migrations.size() - 1).version();
     }
 
+    /**
+     * Brings the schema to {@link #currentVersion()}, with {@link StoreConfig#defaults()}.
+     *
+     * @param ds where to install it, with the rights to create tables
+     * @throws StoreException as for {@link #install(DataSource, StoreConfig)}
+     */
     public static void install(DataSource ds) {
         install(ds, StoreConfig.defaults());
     }
@@ -56,6 +62,8 @@ public final class FencedSchema {
     /**
      * Brings the schema to {@link #currentVersion()}.
      *
+     * @param ds     where to install it, with the rights to create tables
+     * @param config the table prefix (and a forced dialect, if any)
      * @throws StoreException if the schema is newer than this release knows, or the database refused a statement
      */
     public static void install(DataSource ds, StoreConfig config) {
@@ -95,6 +103,10 @@ public final class FencedSchema {
     /**
      * The statements that create the schema at {@link #currentVersion()} on {@code database}, with the table prefix
      * of {@code config}, ending with the rows of the version table. Run them in order, once.
+     *
+     * @param database the database the statements are for
+     * @param config   the table prefix (a forced dialect must match {@code database})
+     * @return the statements, in order
      */
     public static List<String> ddl(Database database, StoreConfig config) {
         Args.notNull(database, "database");
@@ -114,6 +126,12 @@ public final class FencedSchema {
         return List.copyOf(statements);
     }
 
+    /**
+     * Checks the schema, with {@link StoreConfig#defaults()}.
+     *
+     * @param ds the data source the store will use
+     * @throws StoreException as for {@link #verify(DataSource, StoreConfig)}
+     */
     public static void verify(DataSource ds) {
         verify(ds, StoreConfig.defaults());
     }
@@ -122,6 +140,8 @@ public final class FencedSchema {
      * Checks, reading only, that the schema is at {@link #currentVersion()} and that every table and column the
      * store uses can be read with {@code ds}'s rights.
      *
+     * @param ds     the data source the store will use
+     * @param config the table prefix (and a forced dialect, if any)
      * @throws StoreException naming what is missing or which version was found, and what to do about it
      */
     public static void verify(DataSource ds, StoreConfig config) {

@@ -17,6 +17,9 @@ public interface FencedWork {
      * catch that and go on, the gate still rolls everything back and throws {@link StoreException}. Throwing
      * anything, checked or not, rolls everything back; the gate rethrows it unchanged (an SQLException as a
      * StoreException). Do not keep {@code tx} after returning: every call on it is refused then.
+     *
+     * @param tx the gate's transaction
+     * @throws SQLException any failure of the work: everything is rolled back
      */
     void run(Connection tx) throws SQLException;
 }

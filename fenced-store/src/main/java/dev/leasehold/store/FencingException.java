@@ -5,10 +5,15 @@ public class FencingException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** @param message what went wrong */
     public FencingException(String message) {
         super(message);
     }
 
+    /**
+     * @param message what went wrong
+     * @param cause   why
+     */
     public FencingException(String message, Throwable cause) {
         super(message, cause);
     }

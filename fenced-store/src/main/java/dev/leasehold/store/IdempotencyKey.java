@@ -27,6 +27,12 @@ public record IdempotencyKey(String value) {
 
     private static final Pattern NAMESPACE = Pattern.compile("[a-z][a-z0-9._-]{0,49}");
 
+    /**
+     * Checks the key.
+     *
+     * @param value the key as sent
+     * @throws IllegalArgumentException if {@code value} is null, blank or longer than 200 characters
+     */
     public IdempotencyKey {
         Args.name(value, "idempotency key");
     }
@@ -35,6 +41,9 @@ public record IdempotencyKey(String value) {
      * A key from a namespace (what kind of work: {@code billing}, {@code accounting-push}) and the parts that
      * identify one piece of it.
      *
+     * @param namespace what kind of work, e.g. {@code billing}
+     * @param parts     what identifies one piece of it, e.g. the customer and the billing cycle
+     * @return the key
      * @throws IllegalArgumentException if the namespace does not match {@code [a-z][a-z0-9._-]{0,49}}, there are no
      *                                  parts, a part is null, blank or of an unsupported type, or the key would be
      *                                  longer than 200 characters

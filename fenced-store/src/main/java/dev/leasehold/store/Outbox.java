@@ -54,10 +54,21 @@ public final class Outbox {
     private final OutboxSql sql;
     private final FenceGate gate;
 
+    /**
+     * An outbox on {@code ds} with {@link StoreConfig#defaults()}.
+     *
+     * @param ds where the schema lives (see {@link FencedSchema})
+     */
     public Outbox(DataSource ds) {
         this(ds, StoreConfig.defaults());
     }
 
+    /**
+     * An outbox on {@code ds}.
+     *
+     * @param ds     where the schema lives (see {@link FencedSchema})
+     * @param config table prefix, retries and the rest
+     */
     public Outbox(DataSource ds, StoreConfig config) {
         this.context = new StoreContext(ds, config);
         this.sql = new OutboxSql(config);
@@ -67,6 +78,9 @@ public final class Outbox {
     /**
      * Records {@code intent} in one transaction with the token check of {@code resource}.
      *
+     * @param resource the name of the fenced resource
+     * @param token    the writer's fencing token
+     * @param intent   the call to make, under its idempotency key
      * @return {@link RecordOutcome#RECORDED}, or {@link RecordOutcome#ALREADY_RECORDED} if its key was recorded before
      * @throws StaleTokenException      if {@code token} is lower than the highest {@code resource} has seen; nothing
      *                                  was recorded
@@ -86,6 +100,11 @@ public final class Outbox {
      * check is what refuses a stale leader. As a guard against misuse it reads the resource's mark on {@code tx}
      * (locked by the gate) and refuses to record unless the mark equals {@code token}.
      *
+     * @param tx       the connection the gate handed to its work
+     * @param resource the resource the gate checked
+     * @param token    the token the gate checked
+     * @param intent   the call to make, under its idempotency key
+     * @return {@link RecordOutcome#RECORDED}, or {@link RecordOutcome#ALREADY_RECORDED} if its key was recorded before
      * @throws StaleTokenException      if the mark is higher than {@code token}
      * @throws IllegalStateException    if the mark is lower or absent: this is not inside the gate's work
      * @throws IllegalArgumentException if an argument is invalid, or the key was recorded with another destination
@@ -111,7 +130,12 @@ public final class Outbox {
         return sql.insert(tx, resource, token, intent);
     }
 
-    /** The intent recorded under {@code key}, or empty if there is none (never recorded, or purged). */
+    /**
+     * Reads one intent.
+     *
+     * @param key the intent's idempotency key
+     * @return the intent recorded under {@code key}, or empty if there is none (never recorded, or purged)
+     */
     public Optional<OutboxState> state(IdempotencyKey key) {
         Args.notNull(key, "key");
         return context.jdbc().inTransaction("reading outbox intent '" + key + "'", connection -> Jdbc.query(
@@ -126,7 +150,7 @@ public final class Outbox {
                 key.value())).stream().findFirst();
     }
 
-    /** How many intents are pending, sending, delivered and dead. */
+    /** @return how many intents are pending, sending, delivered and dead */
     public OutboxStats stats() {
         Map<String, Long> counts = new HashMap<>();
         context.jdbc().inTransaction("counting outbox intents", connection -> Jdbc.query(connection,
@@ -143,6 +167,7 @@ public final class Outbox {
      * <p>IMPORTANT: once a key is purged, recording it again sends it again. Keep delivered intents longer than any
      * leader could retry the same work (and know how long your receiver remembers its keys).
      *
+     * @param olderThan how long ago an intent must have been delivered to go
      * @return how many intents were deleted
      * @throws IllegalArgumentException if {@code olderThan} is negative or longer than 100 years
      */
@@ -163,6 +188,7 @@ public final class Outbox {
      * Makes a dead intent pending again, with its attempts reset and due now (an operator's step once the cause is
      * fixed).
      *
+     * @param key the intent's idempotency key
      * @return false if there is no dead intent with this key
      */
     public boolean requeueDead(IdempotencyKey key) {

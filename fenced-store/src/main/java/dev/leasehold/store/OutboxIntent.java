@@ -19,6 +19,16 @@ public record OutboxIntent(IdempotencyKey key, String destination, String payloa
     /** The longest payload accepted. */
     public static final int MAX_PAYLOAD = 1_000_000;
 
+    /**
+     * Checks the components.
+     *
+     * @param key         the idempotency key
+     * @param destination where it goes
+     * @param payload     what is sent
+     * @param ordered     whether it is delivered in order within its destination
+     * @throws IllegalArgumentException if the key is null, the destination blank or longer than 200 characters, or
+     *                                  the payload null or longer than {@link #MAX_PAYLOAD}
+     */
     public OutboxIntent {
         Args.notNull(key, "key");
         Args.name(destination, "destination");
@@ -29,12 +39,19 @@ public record OutboxIntent(IdempotencyKey key, String destination, String payloa
         }
     }
 
-    /** An intent delivered in no particular order relative to others. */
+    /**
+     * An intent delivered in no particular order relative to others.
+     *
+     * @param key         the idempotency key the receiver is sent
+     * @param destination where it goes, as the sender understands it
+     * @param payload     what is sent
+     * @return the intent
+     */
     public static OutboxIntent of(IdempotencyKey key, String destination, String payload) {
         return new OutboxIntent(key, destination, payload, false);
     }
 
-    /** This intent, delivered in order with the other ordered intents of its destination. */
+    /** @return this intent, delivered in order with the other ordered intents of its destination */
     public OutboxIntent inOrder() {
         return new OutboxIntent(key, destination, payload, true);
     }

@@ -48,12 +48,21 @@ public final class OutboxRelay {
     private final StoreContext context;
     private final OutboxSql sql;
 
+    /**
+     * A relay with {@link StoreConfig#defaults()} and {@link RelayConfig#defaults()}.
+     *
+     * @param ds      where the schema lives (see {@link FencedSchema})
+     * @param relayId names this relay in claims and logs, 1 to 200 characters
+     */
     public OutboxRelay(DataSource ds, String relayId) {
         this(ds, relayId, StoreConfig.defaults(), RelayConfig.defaults());
     }
 
     /**
-     * @param relayId names this relay in claims and logs, 1 to 200 characters
+     * @param ds          where the schema lives (see {@link FencedSchema})
+     * @param relayId     names this relay in claims and logs, 1 to 200 characters
+     * @param storeConfig table prefix, retries and the rest
+     * @param config      lease, attempts and backoff of the relay
      */
     public OutboxRelay(DataSource ds, String relayId, StoreConfig storeConfig, RelayConfig config) {
         this.relayId = Args.name(relayId, "relayId");
@@ -62,6 +71,7 @@ public final class OutboxRelay {
         this.sql = new OutboxSql(storeConfig);
     }
 
+    /** @return this relay's name, as given to the constructor */
     public String relayId() {
         return relayId;
     }
@@ -69,6 +79,7 @@ public final class OutboxRelay {
     /**
      * Claims the next due intent, sends it and records the outcome.
      *
+     * @param sender delivers the intent; whatever it throws is recorded as a failed attempt
      * @return empty if no intent is due right now
      */
     public Optional<Relayed> relayNext(OutboxSender sender) {
@@ -94,6 +105,8 @@ public final class OutboxRelay {
     /**
      * Relays intents until none is due, {@code max} were handled or the thread is interrupted.
      *
+     * @param sender delivers each intent
+     * @param max    the most intents to handle: at least 1
      * @return how many intents were handled (whatever their outcome)
      */
     public int drain(OutboxSender sender, int max) {
@@ -108,7 +121,12 @@ public final class OutboxRelay {
         return handled;
     }
 
-    /** Claims the oldest due intent for this relay, or returns empty if none is due (or all are locked). */
+    /**
+     * Claims the oldest due intent for this relay, for a caller that sends it itself and then records the outcome
+     * with {@link #delivered} or {@link #failed}.
+     *
+     * @return the claim, or empty if none is due (or all are locked)
+     */
     public Optional<OutboxClaim> claimNext() {
         long leaseMillis = config.lease().toMillis();
         String operation = "claiming an outbox intent for relay '" + relayId + "'";
@@ -122,6 +140,7 @@ public final class OutboxRelay {
     /**
      * Extends the claim's lease from now (database clock), for a send that takes longer than expected.
      *
+     * @param claim the claim {@link #claimNext} returned
      * @return false if the claim was lost: stop, another relay has the intent
      */
     public boolean renew(OutboxClaim claim) {
@@ -137,6 +156,7 @@ public final class OutboxRelay {
     /**
      * Records that the intent was delivered, if {@code claim} is still current.
      *
+     * @param claim the claim {@link #claimNext} returned
      * @return {@link RelayOutcome#DELIVERED}, or {@link RelayOutcome#CLAIM_LOST} if nothing could be recorded
      */
     public RelayOutcome delivered(OutboxClaim claim) {
@@ -155,6 +175,8 @@ public final class OutboxRelay {
      * Records a failed attempt, if {@code claim} is still current: pending again after the backoff, or dead if this
      * was the last allowed attempt.
      *
+     * @param claim the claim {@link #claimNext} returned
+     * @param error what went wrong (cut to 2000 characters; null or blank is recorded as "(no message)")
      * @return {@link RelayOutcome#RETRY_SCHEDULED}, {@link RelayOutcome#DEAD} or {@link RelayOutcome#CLAIM_LOST}
      */
     public RelayOutcome failed(OutboxClaim claim, String error) {

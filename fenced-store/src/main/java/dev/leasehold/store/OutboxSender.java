@@ -19,6 +19,7 @@ public interface OutboxSender {
     /**
      * Delivers {@code claim.payload()} to {@code claim.destination()} with {@code claim.key()}.
      *
+     * @param claim the intent to deliver
      * @throws Exception any failure; like {@link java.util.concurrent.Callable#call()}, since a sender may fail in
      *                   any way (I/O, an HTTP status, an interrupt) and the relay records every one of them
      */

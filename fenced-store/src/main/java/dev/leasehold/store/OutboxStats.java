@@ -3,7 +3,7 @@ package dev.leasehold.store;
 /** How many intents are in each state. Immutable and thread-safe. */
 public record OutboxStats(long pending, long sending, long delivered, long dead) {
 
-    /** Intents not yet delivered nor dead. */
+    /** @return how many intents are not yet delivered nor dead */
     public long outstanding() {
         return pending + sending;
     }

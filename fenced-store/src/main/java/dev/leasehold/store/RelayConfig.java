@@ -18,6 +18,15 @@ import java.time.Duration;
  */
 public record RelayConfig(Duration lease, int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
 
+    /**
+     * Checks the components.
+     *
+     * @param lease          how long a claim keeps other relays away
+     * @param maxAttempts    attempts before an intent goes dead
+     * @param initialBackoff the wait before the second attempt
+     * @param maxBackoff     the longest wait between attempts
+     * @throws IllegalArgumentException if a component is null or out of the range given above
+     */
     public RelayConfig {
         Args.leaseMillis(lease);
         if (maxAttempts < 1 || maxAttempts > 1000) {
@@ -30,25 +39,47 @@ public record RelayConfig(Duration lease, int maxAttempts, Duration initialBacko
         }
     }
 
-    /** A 30 s lease, 10 attempts, backoff from 1 s doubling up to 5 min. */
+    /** @return a 30 s lease, 10 attempts, backoff from 1 s doubling up to 5 min */
     public static RelayConfig defaults() {
         return new RelayConfig(Duration.ofSeconds(30), 10, Duration.ofSeconds(1), Duration.ofMinutes(5));
     }
 
+    /**
+     * @param lease the new lease (see {@link #lease()})
+     * @return a copy with that lease
+     * @throws IllegalArgumentException if it is out of range
+     */
     public RelayConfig withLease(Duration lease) {
         return new RelayConfig(lease, maxAttempts, initialBackoff, maxBackoff);
     }
 
+    /**
+     * @param maxAttempts the new number of attempts (see {@link #maxAttempts()})
+     * @return a copy with that number
+     * @throws IllegalArgumentException if it is out of range
+     */
     public RelayConfig withMaxAttempts(int maxAttempts) {
         return new RelayConfig(lease, maxAttempts, initialBackoff, maxBackoff);
     }
 
-    /** Sets both ends of the backoff. */
+    /**
+     * Sets both ends of the backoff.
+     *
+     * @param initialBackoff the new first wait (see {@link #initialBackoff()})
+     * @param maxBackoff     the new longest wait (see {@link #maxBackoff()})
+     * @return a copy with that backoff
+     * @throws IllegalArgumentException if either is out of range
+     */
     public RelayConfig withBackoff(Duration initialBackoff, Duration maxBackoff) {
         return new RelayConfig(lease, maxAttempts, initialBackoff, maxBackoff);
     }
 
-    /** The wait after failed attempt {@code attempt} (from 1): {@code initialBackoff * 2^(attempt-1)}, capped. */
+    /**
+     * The wait after a failed attempt.
+     *
+     * @param attempt the attempt that failed, from 1
+     * @return {@code initialBackoff * 2^(attempt-1)} in milliseconds, capped at {@code maxBackoff}
+     */
     public long backoffMillisAfter(int attempt) {
         long initial = initialBackoff.toMillis();
         int doublings = Math.min(Math.max(attempt - 1, 0), 40);

@@ -46,10 +46,21 @@ public final class SlotRuns {
     private final StoreContext context;
     private final StoreConfig config;
 
+    /**
+     * Slot runs on {@code ds} with {@link StoreConfig#defaults()}.
+     *
+     * @param ds where the schema lives (see {@link FencedSchema})
+     */
     public SlotRuns(DataSource ds) {
         this(ds, StoreConfig.defaults());
     }
 
+    /**
+     * Slot runs on {@code ds}.
+     *
+     * @param ds     where the schema lives (see {@link FencedSchema})
+     * @param config table prefix, sweep limit, retries and the rest
+     */
     public SlotRuns(DataSource ds, StoreConfig config) {
         this.context = new StoreContext(ds, config);
         this.config = config;
@@ -63,6 +74,12 @@ public final class SlotRuns {
      * own: it does not fill the grid slot beside it (which {@link #missingSlots} still reports and another replica
      * can still win) and {@code missingSlots} never reports it. Compute slots from the grid, e.g. with
      * {@link #slotOf}.
+     *
+     * @param job    the job's name: not blank, at most 200 characters
+     * @param slot   the slot, e.g. the minute {@code 03:00Z}
+     * @param runner who claims: not blank, at most 200 characters
+     * @param lease  how long the claim holds without a {@link #renew}: at least 1 ms, at most 7 days
+     * @return the claim, or empty if the slot was already claimed
      */
     public Optional<SlotClaim> tryClaim(String job, Instant slot, String runner, Duration lease) {
         Args.name(job, "job");
@@ -89,6 +106,11 @@ public final class SlotRuns {
     /**
      * Takes over, for {@code runner}, running slots of {@code job} whose lease expired: at most
      * {@link StoreConfig#sweepLimit()} per call, oldest slot first (call again while it returns a full list).
+     *
+     * @param job    the job's name
+     * @param runner who takes the slots over
+     * @param lease  the new claims' lease: at least 1 ms, at most 7 days
+     * @return the claims taken over, oldest slot first
      */
     public List<SlotClaim> sweep(String job, String runner, Duration lease) {
         Args.name(job, "job");
@@ -101,6 +123,12 @@ public final class SlotRuns {
     /**
      * The slots in {@code [from, to)} on the grid of {@code period} (multiples of it since the epoch) that were never
      * claimed, oldest first.
+     *
+     * @param job    the job's name
+     * @param from   the start of the range, inclusive
+     * @param to     the end of the range, exclusive
+     * @param period the grid's step
+     * @return the unclaimed slots, oldest first
      */
     public List<Instant> missingSlots(String job, Instant from, Instant to, Duration period) {
         Args.name(job, "job");
@@ -145,6 +173,12 @@ public final class SlotRuns {
      * on the grid. With {@code ZoneOffset.UTC} the grid is that of {@link #missingSlots(String, Instant, Instant,
      * Duration)} for the same period.
      *
+     * @param job    the job's name
+     * @param from   the start of the range, inclusive
+     * @param to     the end of the range, exclusive
+     * @param period the grid's step
+     * @param zone   the time zone whose wall clock the grid follows
+     * @return the unclaimed slots, oldest first
      * @throws IllegalArgumentException if the period is under a minute or does not divide a day, {@code from} is
      *                                  after {@code to}, or the range holds more than {@link #MAX_SLOTS_PER_SCAN}
      */
@@ -175,6 +209,11 @@ public final class SlotRuns {
      * The slot of the grid of {@code period} in {@code zone} (see {@link #missingSlots(String, Instant, Instant,
      * Duration, ZoneId)}) that {@code at} falls in: the latest slot at or before it. Use it to turn "now" into the
      * slot to {@link #tryClaim}.
+     *
+     * @param at     an instant, e.g. now
+     * @param period the grid's step
+     * @param zone   the time zone whose wall clock the grid follows
+     * @return the slot {@code at} falls in
      */
     public static Instant slotOf(Instant at, Duration period, ZoneId zone) {
         Args.notNull(at, "at");
@@ -189,6 +228,7 @@ public final class SlotRuns {
      * <p>IMPORTANT: a purged slot is a slot never claimed again: {@link #missingSlots} reports it and
      * {@link #tryClaim} wins it. Keep {@code olderThan} longer than any range you catch up on.
      *
+     * @param olderThan how far before now a slot must lie for its done run to go
      * @return how many slot runs were deleted
      */
     public long purge(Duration olderThan) {
@@ -209,7 +249,13 @@ public final class SlotRuns {
                         to)));
     }
 
-    /** Extends the lease from now (database clock) if {@code claim} is still current; false if it was swept. */
+    /**
+     * Extends the lease from now (database clock) if {@code claim} is still current.
+     *
+     * @param claim the claim {@link #tryClaim} or {@link #sweep} returned
+     * @param lease the new lease, from now: at least 1 ms, at most 7 days
+     * @return false if the claim was swept to another runner (or the slot is done)
+     */
     public boolean renew(SlotClaim claim, Duration lease) {
         Args.notNull(claim, "claim");
         long leaseMillis = Args.leaseMillis(lease);
@@ -225,6 +271,8 @@ public final class SlotRuns {
     /**
      * Records the slot's result, if {@code claim} is still current.
      *
+     * @param claim  the claim {@link #tryClaim} or {@link #sweep} returned
+     * @param result what to record as the slot's result
      * @return false if the claim is stale (the slot was swept to another runner, or is already done)
      */
     public boolean complete(SlotClaim claim, String result) {
@@ -240,7 +288,13 @@ public final class SlotRuns {
                 });
     }
 
-    /** The slot run as stored, or empty if the slot was never claimed. */
+    /**
+     * Reads one slot run.
+     *
+     * @param job  the job's name
+     * @param slot the slot
+     * @return the slot run as stored, or empty if the slot was never claimed (or was purged)
+     */
     public Optional<SlotState> state(String job, Instant slot) {
         Args.name(job, "job");
         Args.slot(slot, "slot");

@@ -30,15 +30,30 @@ import java.util.regex.Pattern;
 public record StoreConfig(String tablePrefix, Database database, int maxAttempts, int purgeChunk, int sweepLimit,
                           Duration lockTimeout) {
 
+    /** The table prefix of {@link #defaults()}. */
     public static final String DEFAULT_PREFIX = "leasehold_";
+    /** The attempts per batch of {@link #defaults()}. */
     public static final int DEFAULT_MAX_ATTEMPTS = 5;
+    /** The rows per purge statement of {@link #defaults()}. */
     public static final int DEFAULT_PURGE_CHUNK = 1_000;
+    /** The slots per sweep of {@link #defaults()}. */
     public static final int DEFAULT_SWEEP_LIMIT = 100;
     /** Long enough for any healthy transaction of the store, short enough that a stuck one is noticed. */
     public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration MAX_LOCK_TIMEOUT = Duration.ofHours(1);
     private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,29}");
 
+    /**
+     * Checks the components.
+     *
+     * @param tablePrefix prefixed to every table name
+     * @param database    the dialect, or null to detect it
+     * @param maxAttempts claims per batch
+     * @param purgeChunk  rows per purge statement
+     * @param sweepLimit  slots per sweep
+     * @param lockTimeout the longest lock wait
+     * @throws IllegalArgumentException if a component is out of the range given above
+     */
     public StoreConfig {
         if (tablePrefix == null || !PREFIX.matcher(tablePrefix).matches()) {
             throw new IllegalArgumentException("tablePrefix must match " + PREFIX.pattern()
@@ -58,16 +73,28 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
     /**
      * Tables named {@code leasehold_*}, the dialect detected, 5 attempts, chunks of 1,000, sweeps of 100, a lock
      * timeout of {@link #DEFAULT_LOCK_TIMEOUT}.
+     *
+     * @return the default configuration
      */
     public static StoreConfig defaults() {
         return new StoreConfig(DEFAULT_PREFIX, null, DEFAULT_MAX_ATTEMPTS, DEFAULT_PURGE_CHUNK, DEFAULT_SWEEP_LIMIT,
                 DEFAULT_LOCK_TIMEOUT);
     }
 
+    /**
+     * @param prefix the new table prefix (see {@link #tablePrefix()})
+     * @return a copy with that prefix
+     * @throws IllegalArgumentException if it is not a valid prefix
+     */
     public StoreConfig withTablePrefix(String prefix) {
         return new StoreConfig(prefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
     }
 
+    /**
+     * @param database the dialect to speak instead of detecting it
+     * @return a copy that speaks it
+     * @throws IllegalArgumentException if it is null
+     */
     public StoreConfig withDatabase(Database database) {
         if (database == null) {
             throw new IllegalArgumentException("database must not be null; use defaults() to detect it");
@@ -75,23 +102,43 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
         return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
     }
 
+    /**
+     * @param maxAttempts the new number of claims per batch (see {@link #maxAttempts()})
+     * @return a copy with that number
+     * @throws IllegalArgumentException if it is out of range
+     */
     public StoreConfig withMaxAttempts(int maxAttempts) {
         return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
     }
 
+    /**
+     * @param purgeChunk the new rows per purge statement (see {@link #purgeChunk()})
+     * @return a copy with that chunk
+     * @throws IllegalArgumentException if it is out of range
+     */
     public StoreConfig withPurgeChunk(int purgeChunk) {
         return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
     }
 
+    /**
+     * @param sweepLimit the new slots per sweep (see {@link #sweepLimit()})
+     * @return a copy with that limit
+     * @throws IllegalArgumentException if it is out of range
+     */
     public StoreConfig withSweepLimit(int sweepLimit) {
         return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
     }
 
-    /** See {@link #lockTimeout()}. */
+    /**
+     * @param lockTimeout the new lock timeout (see {@link #lockTimeout()})
+     * @return a copy with that timeout
+     * @throws IllegalArgumentException if it is out of range
+     */
     public StoreConfig withLockTimeout(Duration lockTimeout) {
         return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
     }
 
+    /** @return the dialect set with {@link #withDatabase}, or empty if it is detected from the connection */
     public Optional<Database> forcedDatabase() {
         return Optional.ofNullable(database);
     }

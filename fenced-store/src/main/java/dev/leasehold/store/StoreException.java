@@ -19,31 +19,46 @@ public class StoreException extends FencingException {
 
     private static final long serialVersionUID = 1L;
 
+    /** Whether the same call may succeed if made again. */
     private final boolean retryable;
 
-    /** "{@code operation} failed: ..." with what the SQLState means; retryable as the SQLState says. */
+    /**
+     * "{@code operation} failed: ..." with what the SQLState means; retryable as the SQLState says.
+     *
+     * @param operation what the store was doing, e.g. {@code "claiming a batch for 'worker-1'"}
+     * @param cause     the database's failure
+     */
     public StoreException(String operation, SQLException cause) {
         this(operation + " failed: " + meaning(SqlStates.of(cause)) + cause.getMessage() + " (SQLState "
                 + cause.getSQLState() + ")", cause, SqlStates.of(cause).retryable());
     }
 
-    /** A failure that is not the database's (not retryable). */
+    /**
+     * A failure that is not the database's (not retryable).
+     *
+     * @param message what went wrong
+     */
     public StoreException(String message) {
         super(message);
         this.retryable = false;
     }
 
+    /**
+     * @param message   what went wrong
+     * @param cause     why
+     * @param retryable whether the same call may succeed if made again
+     */
     public StoreException(String message, Throwable cause, boolean retryable) {
         super(message, cause);
         this.retryable = retryable;
     }
 
-    /** Whether the same call may succeed if made again (nothing of this one was kept). */
+    /** @return whether the same call may succeed if made again (nothing of this one was kept) */
     public boolean retryable() {
         return retryable;
     }
 
-    /** The SQLException behind this failure, or null. */
+    /** @return the SQLException behind this failure, or null */
     public SQLException sqlException() {
         return getCause() instanceof SQLException e ? e : null;
     }

@@ -112,8 +112,11 @@ public final class FencedLeaderLatch implements Closeable {
     }
 
     /**
-     * @param closeWait how long {@link #close()} waits for listeners to return before it releases the node anyway;
-     *                  more than 0 and at most one hour
+     * @param client        a Curator client; it must be started before {@link #start()}
+     * @param latchPath     the election path, e.g. {@code /app/leader}; its nodes get the client's ACLs
+     * @param participantId this participant's id, stored as its node's data; make it unique per participant
+     * @param closeWait     how long {@link #close()} waits for listeners to return before it releases the node
+     *                      anyway; more than 0 and at most one hour
      */
     public FencedLeaderLatch(CuratorFramework client, String latchPath, String participantId, Duration closeWait) {
         this.client = ElectionNodes.requireArgument(client, "client");
@@ -188,8 +191,11 @@ public final class FencedLeaderLatch implements Closeable {
      * Waits until this instance leads with a token, the timeout elapses, or the latch is closed. A timeout of 0 or
      * less does not wait, as in {@link java.util.concurrent.CountDownLatch#await(long, TimeUnit)}.
      *
+     * @param timeout the longest time to wait, in {@code unit}s
+     * @param unit    the unit of {@code timeout}
      * @return {@code true} if this instance held a token when the wait ended
      * @throws IllegalStateException if {@link #start()} was not called
+     * @throws InterruptedException  if the calling thread was interrupted while it waited
      */
     public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
         ElectionNodes.requireArgument(unit, "unit");
@@ -214,12 +220,18 @@ public final class FencedLeaderLatch implements Closeable {
     /**
      * {@code true} while this instance holds a verified token and Curator still leads with that token's node. A
      * belief, not a guarantee: see the class comment.
+     *
+     * @return whether this instance holds a token now
      */
     public boolean hasLeadership() {
         return currentToken().isPresent();
     }
 
-    /** The token of the current grant; present only while this instance leads with that token's node. */
+    /**
+     * The token of the current grant.
+     *
+     * @return the token, present only while this instance leads with that token's node
+     */
     public Optional<FencingToken> currentToken() {
         Grant current = grant.get();
         if (current.token() == null || lifecycle.get() != Lifecycle.STARTED || !latch.hasLeadership()
@@ -231,33 +243,50 @@ public final class FencedLeaderLatch implements Closeable {
 
     /**
      * Who leads this election now, read from ZooKeeper (the election's children, then the lowest node: no watch).
-     * Empty if nobody takes part. A snapshot: see {@link LeaderInfo}.
+     * A snapshot: see {@link LeaderInfo}.
      *
+     * @return the leader's id and node, empty if nobody takes part
      * @throws IllegalStateException if ZooKeeper could not be read (the cause attached)
      */
     public Optional<LeaderInfo> currentLeader() {
         return ElectionNodes.readLeader(client, latchPath, ElectionNodes.LATCH_MARKER);
     }
 
-    /** Adds a listener that runs on the recipe's own thread. Keep it short: it delays the next grant. */
+    /**
+     * Adds a listener that runs on the recipe's own thread. Keep it short: it delays the next grant.
+     *
+     * @param listener told of every grant and loss from now on
+     */
     public void addListener(FencedLeaderListener listener) {
         listeners.add(ElectionNodes.requireArgument(listener, "listener"), null);
     }
 
-    /** Adds a listener that runs on {@code executor} (handed the call from the recipe's own thread). */
+    /**
+     * Adds a listener that runs on {@code executor} (handed the call from the recipe's own thread).
+     *
+     * @param listener told of every grant and loss from now on
+     * @param executor runs the listener's calls
+     */
     public void addListener(FencedLeaderListener listener, Executor executor) {
         listeners.add(ElectionNodes.requireArgument(listener, "listener"),
                 ElectionNodes.requireArgument(executor, "executor"));
     }
 
+    /**
+     * Removes a listener (compared by identity); a notification already under way may still reach it.
+     *
+     * @param listener a listener added before (nothing happens if it was not)
+     */
     public void removeListener(FencedLeaderListener listener) {
         listeners.remove(listener);
     }
 
+    /** @return this participant's id, as given to the constructor */
     public String participantId() {
         return participantId;
     }
 
+    /** @return the election path, as given to the constructor */
     public String latchPath() {
         return latchPath;
     }

@@ -22,13 +22,19 @@ package dev.leasehold.recipes;
  */
 public interface FencedLeaderListener {
 
-    /** This instance now leads, with {@code token}. Fence the resource first, then act. */
+    /**
+     * This instance now leads, with {@code token}. Fence the resource first, then act.
+     *
+     * @param token the grant's token: send it with every write
+     */
     void leadershipAcquired(FencingToken token);
 
     /**
      * The grant that carried {@code token} is over (lost connection, lost session, lost node, or close). Stop all
      * work done under it at once. Called by {@link #leadershipLost(FencingToken, LossCause)} unless that is
      * overridden.
+     *
+     * @param token the token of the grant that ended
      */
     default void leadershipLost(FencingToken token) {
     }
@@ -36,6 +42,9 @@ public interface FencedLeaderListener {
     /**
      * The grant that carried {@code token} is over, because of {@code cause}. Stop all work done under it at once.
      * By default calls {@link #leadershipLost(FencingToken)}.
+     *
+     * @param token the token of the grant that ended
+     * @param cause why it ended
      */
     default void leadershipLost(FencingToken token, LossCause cause) {
         leadershipLost(token);

@@ -99,8 +99,12 @@ public final class FencedLeaderSelector implements Closeable {
     }
 
     /**
-     * @param closeWait how long {@link #close()} waits for the leader's work to return after interrupting it; more
-     *                  than 0 and at most one hour
+     * @param client        a Curator client; it must be started before {@link #start()}
+     * @param leaderPath    the election path, e.g. {@code /app/billing-leader}; its nodes get the client's ACLs
+     * @param participantId this participant's id, stored as its node's data; must be unique per participant
+     * @param listener      the leader's work
+     * @param closeWait     how long {@link #close()} waits for the leader's work to return after interrupting it;
+     *                      more than 0 and at most one hour
      */
     public FencedLeaderSelector(CuratorFramework client, String leaderPath, String participantId,
                                 FencedLeaderSelectorListener listener, Duration closeWait) {
@@ -191,12 +195,20 @@ public final class FencedLeaderSelector implements Closeable {
         return selector.requeue();
     }
 
-    /** {@code true} while the leader's work runs with a token that has not been withdrawn. A belief, not a guarantee. */
+    /**
+     * {@code true} while the leader's work runs with a token that has not been withdrawn. A belief, not a guarantee.
+     *
+     * @return whether this participant holds a token now
+     */
     public boolean hasLeadership() {
         return currentToken().isPresent();
     }
 
-    /** The token of the current grant; present only while this participant leads. */
+    /**
+     * The token of the current grant.
+     *
+     * @return the token, present only while this participant leads
+     */
     public Optional<FencingToken> currentToken() {
         FencingToken token = grant.get().token();
         if (token == null || lifecycle.get() != Lifecycle.STARTED || !selector.hasLeadership()) {
@@ -207,8 +219,9 @@ public final class FencedLeaderSelector implements Closeable {
 
     /**
      * Who leads this election now, read from ZooKeeper (the election's children, then the lowest node: no watch).
-     * Empty if nobody takes part. A snapshot: see {@link LeaderInfo}.
+     * A snapshot: see {@link LeaderInfo}.
      *
+     * @return the leader's id and node, empty if nobody takes part
      * @throws IllegalStateException if ZooKeeper could not be read (the cause attached)
      */
     public Optional<LeaderInfo> currentLeader() {
@@ -220,10 +233,12 @@ public final class FencedLeaderSelector implements Closeable {
         withdraw("interruptLeadership() called");
     }
 
+    /** @return this participant's id, as given to the constructor */
     public String participantId() {
         return participantId;
     }
 
+    /** @return the election path, as given to the constructor */
     public String leaderPath() {
         return leaderPath;
     }

@@ -31,6 +31,15 @@ import java.util.Objects;
  */
 public record FencingToken(long value, String path, String participantId) implements Comparable<FencingToken> {
 
+    /**
+     * Checks the components.
+     *
+     * @param value         the czxid of the leader's znode
+     * @param path          the full path of the leader's znode
+     * @param participantId the id of the participant granted leadership
+     * @throws IllegalArgumentException if {@code value} is not greater than 0
+     * @throws NullPointerException     if {@code path} or {@code participantId} is null
+     */
     public FencingToken {
         if (value <= 0) {
             throw new IllegalArgumentException("value must be a czxid greater than 0, was " + value);
@@ -39,12 +48,12 @@ public record FencingToken(long value, String path, String participantId) implem
         Objects.requireNonNull(participantId, "participantId must not be null");
     }
 
-    /** The ZooKeeper epoch in which the leader's node was created (the high 32 bits of the czxid). */
+    /** @return the ZooKeeper epoch in which the leader's node was created (the high 32 bits of the czxid) */
     public long epoch() {
         return value >>> 32;
     }
 
-    /** The transaction counter within the epoch (the low 32 bits of the czxid). */
+    /** @return the transaction counter within the epoch (the low 32 bits of the czxid) */
     public long counter() {
         return value & 0xFFFF_FFFFL;
     }
@@ -55,7 +64,12 @@ public record FencingToken(long value, String path, String participantId) implem
         return Long.compare(value, other.value);
     }
 
-    /** {@code true} if this token is from a later grant than {@code other}. */
+    /**
+     * Whether this token is from a later grant.
+     *
+     * @param other the token to compare with
+     * @return {@code true} if this token is from a later grant than {@code other}
+     */
     public boolean isNewerThan(FencingToken other) {
         return value > other.value;
     }

@@ -16,6 +16,14 @@ import java.util.Objects;
  */
 public record LeaderInfo(String participantId, FencingToken token, long sessionId) {
 
+    /**
+     * Checks the components.
+     *
+     * @param participantId the id stored as the leader node's data
+     * @param token         the token the leader holds or will hold
+     * @param sessionId     the session that owns the leader's node
+     * @throws NullPointerException if {@code participantId} or {@code token} is null
+     */
     public LeaderInfo {
         Objects.requireNonNull(participantId, "participantId must not be null");
         Objects.requireNonNull(token, "token must not be null");

@@ -194,9 +194,11 @@ public final class Env implements AutoCloseable {
             return jdbcUrl;
         }
         if (h2TcpServer == null) {
-            try (ServerSocket probe = new ServerSocket(0)) {
-                int port = probe.getLocalPort();
-                probe.close();
+            try {
+                int port;
+                try (ServerSocket probe = new ServerSocket(0)) { // closed before H2 binds the port it found
+                    port = probe.getLocalPort();
+                }
                 h2TcpServer = Server.createTcpServer("-tcpPort", String.valueOf(port), "-ifNotExists").start();
             } catch (IOException | SQLException e) {
                 throw new EnvException("could not start H2's TCP server for child processes: " + e.getMessage(), e);

@@ -82,7 +82,7 @@ final class ElectionBench {
 
         @SuppressWarnings("unchecked")
         private static AtomicReference<CountDownLatch>[] newRefs() {
-            return new AtomicReference[] {new AtomicReference<>(new CountDownLatch(1)),
+            return (AtomicReference<CountDownLatch>[]) new AtomicReference<?>[] {new AtomicReference<>(new CountDownLatch(1)),
                     new AtomicReference<>(new CountDownLatch(1))};
         }
 

@@ -59,7 +59,7 @@ public abstract class ChaosDatabase implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {}
+    public void close() throws IOException {}
 
     public static ChaosDatabase embeddedPostgres() throws IOException {
         return new Postgres();
