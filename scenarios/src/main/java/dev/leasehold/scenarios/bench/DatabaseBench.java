@@ -27,8 +27,11 @@ import javax.sql.DataSource;
 /** fenced-write, claims and slots: the fenced store measured side by side with plain JDBC on one database. */
 final class DatabaseBench {
 
-    /** A database under test: its label (e.g. "H2 2.3.232") and a pool big enough for every thread. */
-    record Db(String label, BenchPool pool, boolean postgres) {}
+    /**
+     * A database under test: its label (e.g. "H2 2.3.232"), a pool big enough for every thread, and whether it is
+     * PostgreSQL or MariaDB/MySQL (else H2).
+     */
+    record Db(String label, BenchPool pool, boolean postgres, boolean mariaDb) {}
 
     private final boolean quick;
     private final String prefix;
@@ -173,7 +176,9 @@ final class DatabaseBench {
         FencedSchema.install(db.pool(), config);
         BatchClaims claims = new BatchClaims(db.pool(), config);
         String table = prefix + "batches";
-        String forUpdate = "UPDATE " + table + " SET status = 'processing', owner = ?, lease_until = now()"
+        String forUpdate = db.mariaDb() ? "SELECT id FROM " + table + " WHERE status = 'pending' OR (status ="
+                + " 'processing' AND lease_until < UTC_TIMESTAMP(6)) ORDER BY seq LIMIT 1 FOR UPDATE"
+                : "UPDATE " + table + " SET status = 'processing', owner = ?, lease_until = now()"
                 + " + CAST(? AS BIGINT) * INTERVAL '1 millisecond', fence = fence + 1 WHERE id = (SELECT id FROM "
                 + table + " WHERE status = 'pending' OR (status = 'processing' AND lease_until < now())"
                 + " ORDER BY seq FETCH FIRST 1 ROW ONLY FOR UPDATE) RETURNING id, owner, fence, payload";
@@ -186,7 +191,8 @@ final class DatabaseBench {
             for (int round = 0; round < rounds; round++) {
                 skipLocked.add(drain(db, table, batches, workers, owner -> claims.claimNext(owner,
                         Duration.ofMinutes(5)), claims));
-                waiting.add(drain(db, table, batches, workers, owner -> claimWaiting(db, forUpdate, owner), claims));
+                waiting.add(drain(db, table, batches, workers, owner -> db.mariaDb()
+                        ? claimWaitingMariaDb(db, forUpdate, table, owner) : claimWaiting(db, forUpdate, owner), claims));
             }
             double ratio = waiting.median() / (double) skipLocked.median();
             rows.add(rate("claims", "FOR UPDATE, no SKIP LOCKED (" + db.label() + ", " + workers + " workers)",
@@ -210,6 +216,48 @@ final class DatabaseBench {
             try (ResultSet rs = p.executeQuery()) {
                 return rs.next() ? Optional.of(new BatchClaim(rs.getString("id"), rs.getString("owner"),
                         rs.getLong("fence"), rs.getString("payload"), 1, null)) : Optional.empty();
+            }
+        }
+    }
+
+    /**
+     * MariaDB's form of the same (no RETURNING): the oldest claimable row locked without SKIP LOCKED, then updated by
+     * id, in one transaction, as BatchClaims does it there with SKIP LOCKED.
+     */
+    private static Optional<BatchClaim> claimWaitingMariaDb(Db db, String select, String table, String owner)
+            throws SQLException {
+        try (Connection c = db.pool().getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                Optional<BatchClaim> claim = Optional.empty();
+                String id = null;
+                try (PreparedStatement p = c.prepareStatement(select); ResultSet rs = p.executeQuery()) {
+                    if (rs.next()) {
+                        id = rs.getString(1);
+                    }
+                }
+                if (id != null) {
+                    try (PreparedStatement p = c.prepareStatement("UPDATE " + table + " SET status = 'processing',"
+                            + " owner = ?, lease_until = DATE_ADD(UTC_TIMESTAMP(6), INTERVAL 300 SECOND),"
+                            + " fence = fence + 1 WHERE id = ?")) {
+                        p.setString(1, owner);
+                        p.setString(2, id);
+                        p.executeUpdate();
+                    }
+                    try (PreparedStatement p = c.prepareStatement("SELECT id, owner, fence, payload FROM " + table
+                            + " WHERE id = ?")) {
+                        p.setString(1, id);
+                        try (ResultSet rs = p.executeQuery()) {
+                            rs.next();
+                            claim = Optional.of(new BatchClaim(rs.getString("id"), rs.getString("owner"),
+                                    rs.getLong("fence"), rs.getString("payload"), 1, null));
+                        }
+                    }
+                }
+                c.commit();
+                return claim;
+            } finally {
+                c.setAutoCommit(true);
             }
         }
     }
