@@ -9,24 +9,22 @@ import org.mariadb.jdbc.MariaDbDataSource;
 
 /**
  * The MariaDB server the MariaDB subclasses of the contracts run against: the JDBC URL (with credentials) in the
- * environment variable {@value #VARIABLE} (or the system property of the same name). Without it they are skipped,
- * with one line that says how to run them. Each test class gets a database of its own, {@code leasehold_test_<name>},
+ * environment variable {@value #VARIABLE}. Without it they are skipped ({@link WithMariaDb}), with one line that says
+ * how to run them. Each test class gets a database of its own, {@code leasehold_test_<name>},
  * dropped and created afresh ({@code .ci/mariadb} grants the user every {@code leasehold_test%} database).
  */
 final class MariaDb {
 
     static final String VARIABLE = "LEASEHOLD_TEST_MARIADB_URL";
+    static final String HOW_TO_RUN = "MariaDB tests skipped: start a server with '.ci/mariadb start /tmp/mdb' and run"
+            + " with LEASEHOLD_TEST_MARIADB_URL=<the URL it prints>";
 
     private MariaDb() {}
 
     /** The server's URL; skips the calling test class when none is set. */
     static String url() {
         String url = System.getenv(VARIABLE);
-        if (url == null || url.isBlank()) {
-            url = System.getProperty(VARIABLE);
-        }
-        Assumptions.assumeTrue(url != null && !url.isBlank(), "MariaDB tests skipped: start a server with"
-                + " '.ci/mariadb start /tmp/mdb' and run with " + VARIABLE + "=<the URL it prints>");
+        Assumptions.assumeTrue(url != null && !url.isBlank(), HOW_TO_RUN);
         return url;
     }
 

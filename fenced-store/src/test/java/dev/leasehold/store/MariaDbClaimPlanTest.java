@@ -14,6 +14,7 @@ import org.junit.jupiter.api.TestInstance;
  * The claim plans on a real MariaDB server ({@link MariaDb}: skipped unless LEASEHOLD_TEST_MARIADB_URL is set): no
  * full table scan ({@code type=ALL}), no full index scan ({@code type=index}), no {@code filesort}.
  */
+@WithMariaDb
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MariaDbClaimPlanTest extends ClaimPlanContract {
 

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /** The contract on a real MariaDB server ({@link MariaDb}: skipped unless LEASEHOLD_TEST_MARIADB_URL is set). */
+@WithMariaDb
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MariaDbFencedStoreTest extends FencedStoreContract {
 

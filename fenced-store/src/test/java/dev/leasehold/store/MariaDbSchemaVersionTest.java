@@ -9,6 +9,7 @@ import org.junit.jupiter.api.TestInstance;
  * release before schema versions ever ran on MariaDB; the "version 0" tables here are that release's DDL in MariaDB's
  * types, to prove the upgrade path's statements are idempotent here too.
  */
+@WithMariaDb
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MariaDbSchemaVersionTest extends SchemaVersionContract {
 

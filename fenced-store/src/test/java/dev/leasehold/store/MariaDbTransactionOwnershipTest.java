@@ -12,6 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
  * LEASEHOLD_TEST_MARIADB_URL is set). Connections at a given isolation as a driver configured that way hands them
  * out; InnoDB's lock timeout counts whole seconds.
  */
+@WithMariaDb
 class MariaDbTransactionOwnershipTest extends TransactionOwnershipContract {
 
     private static final String NAME = "tx_ownership";

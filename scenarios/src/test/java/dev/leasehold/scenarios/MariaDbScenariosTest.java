@@ -5,16 +5,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.leasehold.scenarios.chaos.ChaosCampaign;
 import dev.leasehold.scenarios.chaos.ChaosDatabase;
 import java.time.Duration;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 /**
  * One scenario and a short campaign against a real MariaDB server through {@code --jdbc}: the server whose JDBC URL
- * (with credentials) is in LEASEHOLD_TEST_MARIADB_URL; skipped without it.
+ * (with credentials) is in LEASEHOLD_TEST_MARIADB_URL; skipped without it, with one line that says how to run it.
  */
 @Timeout(180)
+@EnabledIfEnvironmentVariable(named = "LEASEHOLD_TEST_MARIADB_URL", matches = ".*\\S.*", disabledReason = "MariaDB"
+        + " tests skipped: start a server with '.ci/mariadb start /tmp/mdb' and run with LEASEHOLD_TEST_MARIADB_URL=<the"
+        + " URL it prints>")
 class MariaDbScenariosTest {
 
     private String url;
@@ -22,8 +25,6 @@ class MariaDbScenariosTest {
     @BeforeEach
     void mariaDb() {
         url = System.getenv("LEASEHOLD_TEST_MARIADB_URL");
-        Assumptions.assumeTrue(url != null && !url.isBlank(), "MariaDB tests skipped: start a server with"
-                + " '.ci/mariadb start /tmp/mdb' and run with LEASEHOLD_TEST_MARIADB_URL=<the URL it prints>");
     }
 
     @Test

@@ -32,8 +32,10 @@ import java.util.Optional;
  *       and 1235): a claim is {@code SELECT ... LIMIT 1 FOR UPDATE SKIP LOCKED} and then an UPDATE and SELECT by key,
  *       in one short transaction; a sweep selects, then updates by key; a purge is {@code DELETE ... ORDER BY ...
  *       LIMIT n}.</li>
- *   <li>SKIP LOCKED is refused with a statement-based binary log (MariaDB error 4175): the claim's failure says to
- *       use {@code binlog_format=ROW}.</li>
+ *   <li>SKIP LOCKED makes a writing statement unsafe for a statement-based binary log (MariaDB error 4175,
+ *       {@code ER_BINLOG_UNSAFE_SKIP_LOCKED}): so SKIP LOCKED appears only in plain SELECTs, which are not logged, and
+ *       the writes go by key (checked by hand against MariaDB 10.11 with {@code --binlog-format=STATEMENT}). Should
+ *       4175 ever come, the failure says to use {@code binlog_format=ROW}.</li>
  *   <li>No partial indexes: {@code (status, seq)}, {@code (status, lease_until)} and {@code (status, finished_at)},
  *       each read in index order (ORDER BY the index's second column: with {@code ORDER BY status, ...}
  *       MariaDB sorted).</li>
@@ -47,7 +49,7 @@ import java.util.Optional;
  */
 final class MariaDbDialect extends SqlDialect {
 
-    /** MariaDB's "SKIP LOCKED is not supported with a statement-based binary log". */
+    /** MariaDB's ER_BINLOG_UNSAFE_SKIP_LOCKED: "SKIP LOCKED makes this statement unsafe" (statement binlog). */
     static final int SKIP_LOCKED_WITH_STATEMENT_BINLOG = 4175;
 
     private final Database database;
@@ -234,9 +236,9 @@ final class MariaDbDialect extends SqlDialect {
             return query.apply(null);
         } catch (SQLException e) {
             if (e.getErrorCode() == SKIP_LOCKED_WITH_STATEMENT_BINLOG) {
-                throw new SQLException("SELECT ... FOR UPDATE SKIP LOCKED is refused because the server writes a"
+                throw new SQLException("a statement with SKIP LOCKED was refused as unsafe for the server's"
                         + " statement-based binary log (MariaDB error 4175): the fenced store's claims and sweeps"
-                        + " need binlog_format=ROW where a binary log is on",
+                        + " need binlog_format=ROW (or MIXED) where a binary log is on",
                         e.getSQLState(), e.getErrorCode(), e);
             }
             throw e;
