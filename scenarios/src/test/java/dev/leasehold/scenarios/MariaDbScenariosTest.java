@@ -15,9 +15,9 @@ import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
  * (with credentials) is in LEASEHOLD_TEST_MARIADB_URL; skipped without it, with one line that says how to run it.
  */
 @Timeout(180)
-@EnabledIfEnvironmentVariable(named = "LEASEHOLD_TEST_MARIADB_URL", matches = ".*\\S.*", disabledReason = "MariaDB"
-        + " tests skipped: start a server with '.ci/mariadb start /tmp/mdb' and run with LEASEHOLD_TEST_MARIADB_URL=<the"
-        + " URL it prints>")
+@EnabledIfEnvironmentVariable(named = "LEASEHOLD_TEST_MARIADB_URL", matches = ".*\\S.*",
+        disabledReason = "MariaDB tests skipped: start a server with '.ci/mariadb start /tmp/mdb' and run with"
+                + " LEASEHOLD_TEST_MARIADB_URL=<the URL it prints>")
 class MariaDbScenariosTest {
 
     private String url;

@@ -9,11 +9,8 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -57,6 +54,7 @@ final class MariaDbDialect extends SqlDialect {
     static final int SKIP_LOCKED_WITH_STATEMENT_BINLOG = 4175;
 
     private final Database database;
+    private final MariaDbManyClaims many = new MariaDbManyClaims(this);
 
     MariaDbDialect(Tables tables, Database database) {
         super(tables);
@@ -185,8 +183,8 @@ final class MariaDbDialect extends SqlDialect {
      * Up to 16 expired batches with no attempts left are locked and marked failed; then the expired batch whose lease
      * ended first, else the oldest pending one, is locked (each one range of an index, read in its order, SKIP LOCKED
      * so that no claimer waits on another) and claimed by id. FORCE INDEX: with few expired rows the optimizer may
-     * otherwise read the range and sort it (a filesort), and then SKIP LOCKED would lock in its own order. InnoDB at READ COMMITTED keeps the lock of the row it
-     * returns only. Needs {@code tx} to be a transaction.
+     * otherwise read the range and sort it (a filesort), and then SKIP LOCKED would lock in its own order. InnoDB at
+     * READ COMMITTED keeps the lock of the row it returns only. Needs {@code tx} to be a transaction.
      */
     @Override
     public Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
@@ -203,7 +201,7 @@ final class MariaDbDialect extends SqlDialect {
      * Marks up to 16 expired batches with no attempts left as failed, then locks up to {@code max} claimable ones:
      * expired leases first (longest expired first), then the oldest pending. Returns their ids in that order.
      */
-    private List<String> pick(Connection tx, int maxAttempts, int max) throws SQLException {
+    List<String> pick(Connection tx, int maxAttempts, int max) throws SQLException {
         String batches = tables.batches();
         String leases = batches + " FORCE INDEX (" + batches + "_leases)";
         List<String> usedUp = lock(tx, "SELECT id FROM " + leases + " WHERE " + expired() + " AND attempts >= ?"
@@ -212,7 +210,8 @@ final class MariaDbDialect extends SqlDialect {
             Jdbc.update(tx, exhaust() + " WHERE id IN (" + marks(usedUp.size()) + ")", usedUp.toArray());
         }
         List<String> picked = new ArrayList<>(lock(tx, "SELECT id FROM " + leases + " WHERE " + expired()
-                + " AND attempts < ? ORDER BY lease_until LIMIT " + max + " FOR UPDATE SKIP LOCKED", (long) maxAttempts));
+                + " AND attempts < ? ORDER BY lease_until LIMIT " + max + " FOR UPDATE SKIP LOCKED",
+                (long) maxAttempts));
         if (picked.size() < max) {
             picked.addAll(lock(tx, "SELECT id FROM " + batches + " FORCE INDEX (" + batches + "_claimable) WHERE"
                     + " status = 'pending' ORDER BY seq LIMIT " + (max - picked.size()) + " FOR UPDATE SKIP LOCKED"));
@@ -221,62 +220,17 @@ final class MariaDbDialect extends SqlDialect {
     }
 
     /**
-     * Claims up to {@code max} batches with the order and rules of {@link #claimBatch} (issue 16's
-     * {@code claimUpTo}; on a branch that has {@code SqlDialect.claimBatches} this implements it): the rows are
-     * locked as there, then claimed with one UPDATE by id and read back with one SELECT, in one transaction. Returned
-     * in the order they were picked.
+     * Claims up to {@code max} batches with the order and rules of {@link #claimBatch} (issue 16's {@code claimUpTo};
+     * once this meets {@code SqlDialect.claimBatches}, it implements it). See {@link MariaDbManyClaims}.
      */
     public List<BatchClaim> claimBatches(Connection tx, String owner, long leaseMillis, int maxAttempts, int max)
             throws SQLException {
-        List<String> picked = pick(tx, maxAttempts, max);
-        if (picked.isEmpty()) {
-            return List.of();
-        }
-        String in = " WHERE id IN (" + marks(picked.size()) + ")";
-        List<Object> params = new ArrayList<>(List.of(owner, leaseMillis));
-        params.addAll(picked);
-        Jdbc.update(tx, claimSet() + in, params.toArray());
-        Map<String, BatchClaim> byId = new HashMap<>();
-        for (BatchClaim claim : Jdbc.query(tx, "SELECT " + CLAIM_COLUMNS + " FROM " + tables.batches() + in,
-                SqlDialect::claimRow, picked.toArray())) {
-            byId.put(claim.batchId(), claim);
-        }
-        return picked.stream().map(byId::get).toList();
+        return many.claim(tx, owner, leaseMillis, maxAttempts, max);
     }
 
-    /**
-     * Marks done with {@code result} each batch whose current claim is one of {@code claims} (same id and fence, still
-     * processing), all or nothing (issue 16's {@code finishAll}): one locking read of those rows in id order (so two
-     * calls never deadlock; at READ COMMITTED a row whose fence moved on is let go at once), then one UPDATE of the
-     * rows it locked. Returns the ids finished.
-     */
-    public Set<String> finishBatches(Connection tx, List<BatchClaim> claims, String result)
-            throws SQLException {
-        if (claims.isEmpty()) {
-            return Set.of();
-        }
-        List<BatchClaim> byId = claims.stream().sorted(Comparator.comparing(BatchClaim::batchId)).toList();
-        List<Object> params = new ArrayList<>();
-        StringBuilder current = new StringBuilder();
-        for (BatchClaim claim : byId) {
-            params.add(claim.batchId());
-        }
-        for (BatchClaim claim : byId) {
-            current.append(current.length() == 0 ? "" : " OR ").append("(id = ? AND fence = ?)");
-            params.add(claim.batchId());
-            params.add(claim.fence());
-        }
-        List<String> locked = Jdbc.query(tx, "SELECT id FROM " + tables.batches() + " WHERE id IN ("
-                + marks(byId.size()) + ") AND (" + current + ") AND status = 'processing' ORDER BY id FOR UPDATE",
-                row -> row.getString(1), params.toArray());
-        if (!locked.isEmpty()) {
-            List<Object> update = new ArrayList<>();
-            update.add(result);
-            update.addAll(locked);
-            Jdbc.update(tx, "UPDATE " + tables.batches() + " SET status = 'done', result = ?, lease_until = NULL,"
-                    + " finished_at = " + now() + " WHERE id IN (" + marks(locked.size()) + ")", update.toArray());
-        }
-        return Set.copyOf(locked);
+    /** Issue 16's {@code finishAll} (implements {@code SqlDialect.finishBatches}). See {@link MariaDbManyClaims}. */
+    public Set<String> finishBatches(Connection tx, List<BatchClaim> claims, String result) throws SQLException {
+        return many.finish(tx, claims, result);
     }
 
     /** Locks the expired slots (SKIP LOCKED), then takes them over with one UPDATE by key and reads them back. */
@@ -320,7 +274,7 @@ final class MariaDbDialect extends SqlDialect {
         return skipLockedExplained(ignored -> Jdbc.query(tx, sql, row -> row.getString(1), params));
     }
 
-    private static String marks(int n) {
+    static String marks(int n) {
         return String.join(", ", Collections.nCopies(n, "?"));
     }
 }

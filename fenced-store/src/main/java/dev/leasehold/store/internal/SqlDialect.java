@@ -12,9 +12,9 @@ import java.util.Optional;
 
 /**
  * Every SQL difference between the databases lives here and in the subclasses ({@link PostgresDialect},
- * {@link H2Dialect}, {@link MariaDbDialect} for MariaDB and MySQL), the schema's numbered migrations included. Everything else
- * is standard SQL with bound parameters. Table names come from a validated prefix, never from callers' values.
- * Immutable and thread-safe.
+ * {@link H2Dialect}, {@link MariaDbDialect} for MariaDB and MySQL), the schema's numbered migrations included.
+ * Everything else is standard SQL with bound parameters. Table names come from a validated prefix, never from
+ * callers' values. Immutable and thread-safe.
  */
 public abstract class SqlDialect {
 
@@ -273,7 +273,8 @@ public abstract class SqlDialect {
     /** Attempts and errors on batches (a claimed batch of v1 had {@code fence} claims), then the indexes. */
     private List<String> v2() {
         List<String> statements = new ArrayList<>(List.of(
-                "ALTER TABLE " + tables.batches() + " ADD COLUMN " + ifNotExists() + "attempts INTEGER DEFAULT 0 NOT NULL",
+                "ALTER TABLE " + tables.batches() + " ADD COLUMN " + ifNotExists()
+                        + "attempts INTEGER DEFAULT 0 NOT NULL",
                 "ALTER TABLE " + tables.batches() + " ADD COLUMN " + ifNotExists() + "error " + textType(),
                 "UPDATE " + tables.batches() + " SET attempts = fence WHERE attempts < fence",
                 "CREATE INDEX " + ifNotExists() + tables.slotRuns() + "_done ON " + tables.slotRuns()

@@ -4,7 +4,8 @@ import java.sql.SQLException;
 
 /**
  * What a database failure means for the caller, read from its SQLState on PostgreSQL and H2, and from the error code
- * on MariaDB and MySQL (whose SQLState HY000 says nothing): the one place that knows those codes. Stateless and thread-safe.
+ * on MariaDB and MySQL (whose SQLState HY000 says nothing): the one place that knows those codes. Stateless and
+ * thread-safe.
  */
 public final class SqlStates {
 

@@ -88,7 +88,8 @@ final class ClaimBacklogBench {
         String pending = db.mariaDb() ? "CONCAT('pending-', x)" : "'pending-' || x";
         try (Connection c = db.pool().getConnection(); Statement s = c.createStatement()) {
             s.execute("INSERT INTO " + table + " (id, payload, status, fence, attempts, result, enqueued_at,"
-                    + " finished_at) SELECT " + done + ", 'p', 'done', 1, 1, 'ok', " + now + ", " + now + " FROM " + ids);
+                    + " finished_at) SELECT " + done + ", 'p', 'done', 1, 1, 'ok', " + now + ", " + now + " FROM "
+                    + ids);
             s.execute("INSERT INTO " + table + " (id, payload, status, fence, attempts, enqueued_at) SELECT"
                     + " " + pending + ", 'p', 'pending', 0, 0, " + now + " FROM " + ids);
             s.execute(db.postgres() ? "ANALYZE " + table : db.mariaDb() ? "ANALYZE TABLE " + table : "ANALYZE");

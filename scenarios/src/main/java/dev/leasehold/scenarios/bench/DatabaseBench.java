@@ -192,7 +192,8 @@ final class DatabaseBench {
                 skipLocked.add(drain(db, table, batches, workers, owner -> claims.claimNext(owner,
                         Duration.ofMinutes(5)), claims));
                 waiting.add(drain(db, table, batches, workers, owner -> db.mariaDb()
-                        ? claimWaitingMariaDb(db, forUpdate, table, owner) : claimWaiting(db, forUpdate, owner), claims));
+                        ? claimWaitingMariaDb(db, forUpdate, table, owner) : claimWaiting(db, forUpdate, owner),
+                        claims));
             }
             double ratio = waiting.median() / (double) skipLocked.median();
             rows.add(rate("claims", "FOR UPDATE, no SKIP LOCKED (" + db.label() + ", " + workers + " workers)",
