@@ -91,7 +91,7 @@ public final class BatchClaims {
                         + " (id, payload, status, fence, enqueued_at) VALUES (?, ?, '" + PENDING + "', 0, "
                         + sql.now() + ")", batchId, payload);
             } catch (SQLException e) {
-                if (sql.lostInsertRace(e) || "23505".equals(e.getSQLState())) {
+                if (sql.uniqueViolation(e)) {
                     throw new IllegalArgumentException("batch '" + batchId + "' is already enqueued", e);
                 }
                 throw e;
@@ -293,9 +293,8 @@ public final class BatchClaims {
         int chunk = config.purgeChunk();
         long deleted = 0;
         for (String status : new String[] {DONE, FAILED}) {
-            deleted += Retention.inChunks(context, operation, "DELETE FROM " + table + " WHERE id IN (SELECT id FROM "
-                    + table + " WHERE status = '" + status + "' AND finished_at < ? ORDER BY finished_at FETCH FIRST "
-                    + chunk + " ROWS ONLY)", chunk, cutoff);
+            deleted += Retention.inChunks(context, operation, context.sql().chunkDelete(table, "id", "status = '"
+                    + status + "' AND finished_at < ?", "finished_at", chunk), chunk, cutoff);
         }
         return deleted;
     }

@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * <p>One transaction per write:
  * <ol>
  *   <li>the check, one conditional statement: on PostgreSQL {@code INSERT ... ON CONFLICT (resource) DO UPDATE SET
- *       token = :t WHERE token <= :t}; on H2 {@code UPDATE fence SET token = :t WHERE resource = :r AND token <= :t},
+ *       token = :t WHERE token <= :t}; on H2, MariaDB and MySQL {@code UPDATE fence SET token = :t WHERE resource = :r
+ *       AND token <= :t},
  *       with an insert-if-absent on a resource's first use. One row means the token is current (equal tokens pass:
  *       the same leader writes many times) and the mark is now locked until commit;</li>
  *   <li>the caller's work runs in the same transaction, on a connection it cannot commit, roll back, close or

@@ -237,9 +237,8 @@ public final class SlotRuns {
         Instant cutoff = Retention.cutoff(context, operation, olderThan);
         String table = context.sql().tables.slotRuns();
         int chunk = config.purgeChunk();
-        return Retention.inChunks(context, operation, "DELETE FROM " + table + " WHERE (job, slot) IN (SELECT job,"
-                + " slot FROM " + table + " WHERE status = '" + DONE + "' AND slot < ? ORDER BY slot FETCH FIRST "
-                + chunk + " ROWS ONLY)", chunk, cutoff);
+        return Retention.inChunks(context, operation, context.sql().chunkDelete(table, "job, slot", "status = '"
+                + DONE + "' AND slot < ?", "slot", chunk), chunk, cutoff);
     }
 
     private Set<Instant> claimedIn(String job, Instant from, Instant to) {

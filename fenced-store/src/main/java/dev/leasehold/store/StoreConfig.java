@@ -24,7 +24,8 @@ import java.util.regex.Pattern;
  *                    holds (a paused old leader inside its transaction, say); then it fails with a
  *                    {@link StoreException} that says so and is {@link StoreException#retryable() retryable}.
  *                    Applied per transaction ({@code SET LOCAL lock_timeout} on PostgreSQL, the session's
- *                    {@code LOCK_TIMEOUT} on H2, set and restored). Whole milliseconds, from 1 ms to 1 hour;
+ *                    {@code LOCK_TIMEOUT} on H2, set and restored; {@code innodb_lock_wait_timeout} on MariaDB and
+ *                    MySQL, set and restored, rounded up to whole seconds). Whole milliseconds, from 1 ms to 1 hour;
  *                    {@link #DEFAULT_LOCK_TIMEOUT} unless set
  */
 public record StoreConfig(String tablePrefix, Database database, int maxAttempts, int purgeChunk, int sweepLimit,

@@ -51,6 +51,11 @@ abstract class FencedStoreContract {
     /** How many sessions wait on a row lock right now, by the database's own account. */
     protected abstract int sessionsWaitingOnLocks(Connection connection) throws SQLException;
 
+    /** The type of an identity column in this database's DDL. */
+    protected String identityType() {
+        return "BIGINT GENERATED ALWAYS AS IDENTITY";
+    }
+
     private DataSource ds;
     private FenceGate gate;
     private BatchClaims batches;
@@ -63,7 +68,7 @@ abstract class FencedStoreContract {
         FencedSchema.install(ds);
         FencedSchema.install(ds); // idempotent
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS " + WRITES + " (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+            s.execute("CREATE TABLE IF NOT EXISTS " + WRITES + " (id " + identityType() + " PRIMARY KEY,"
                     + " resource VARCHAR(200) NOT NULL, token BIGINT NOT NULL, note VARCHAR(200))");
             for (String table : List.of(WRITES, "leasehold_fence", "leasehold_fence_rebase", "leasehold_batches",
                     "leasehold_slot_runs")) {

@@ -34,6 +34,16 @@ abstract class SchemaVersionContract {
     /** The text column type the first release used on this database. */
     protected abstract String textType();
 
+    /** The timestamp type of this database's DDL (the first release's, for a database that had one). */
+    protected String timestampType() {
+        return "TIMESTAMP WITH TIME ZONE";
+    }
+
+    /** The type of an identity column in this database's DDL. */
+    protected String identityType() {
+        return "BIGINT GENERATED ALWAYS AS IDENTITY";
+    }
+
     @Test
     void installAppliesEveryMigrationOnceAndRecordsIt() throws SQLException {
         StoreConfig config = StoreConfig.defaults().withTablePrefix("sv_fresh_");
@@ -53,7 +63,7 @@ abstract class SchemaVersionContract {
     void aDatabaseCreatedBeforeSchemaVersionsUpgradesCleanly() throws SQLException {
         String p = "sv_old_";
         try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
-            for (String statement : firstReleaseDdl(p, textType())) {
+            for (String statement : firstReleaseDdl(p, textType(), timestampType(), identityType())) {
                 s.execute(statement);
             }
             s.execute("INSERT INTO " + p + "fence (resource, token, updated_at) VALUES ('billing', 42, CURRENT_TIMESTAMP)");
@@ -189,17 +199,16 @@ abstract class SchemaVersionContract {
     }
 
     /** What {@code FencedSchema.install} ran before schema versions existed (copied from that release). */
-    static List<String> firstReleaseDdl(String p, String text) {
-        String ts = "TIMESTAMP WITH TIME ZONE";
+    static List<String> firstReleaseDdl(String p, String text, String ts, String identity) {
         return List.of(
                 "CREATE TABLE IF NOT EXISTS " + p + "fence (resource VARCHAR(200) NOT NULL PRIMARY KEY,"
                         + " token BIGINT NOT NULL, updated_at " + ts + " NOT NULL)",
-                "CREATE TABLE IF NOT EXISTS " + p + "fence_rebase (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+                "CREATE TABLE IF NOT EXISTS " + p + "fence_rebase (id " + identity + " PRIMARY KEY,"
                         + " resource VARCHAR(200) NOT NULL, old_token BIGINT, new_token BIGINT NOT NULL,"
                         + " operator VARCHAR(200) NOT NULL, reason VARCHAR(1000) NOT NULL, rebased_at " + ts
                         + " NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS " + p + "batches (id VARCHAR(200) NOT NULL PRIMARY KEY,"
-                        + " seq BIGINT GENERATED ALWAYS AS IDENTITY, payload " + text + " NOT NULL,"
+                        + " seq " + identity + ", payload " + text + " NOT NULL,"
                         + " status VARCHAR(16) NOT NULL, owner VARCHAR(200), lease_until " + ts + ","
                         + " fence BIGINT NOT NULL, result " + text + ", enqueued_at " + ts + " NOT NULL,"
                         + " finished_at " + ts + ")",

@@ -27,8 +27,10 @@ class StoreContextTest {
         // H2 pretending to be another product is not possible; check the mapping directly instead.
         assertThat(dev.leasehold.store.internal.StoreContextAccess.map("PostgreSQL")).isEqualTo(Database.POSTGRESQL);
         assertThat(dev.leasehold.store.internal.StoreContextAccess.map("H2")).isEqualTo(Database.H2);
-        assertThatThrownBy(() -> dev.leasehold.store.internal.StoreContextAccess.map("MySQL"))
-                .isInstanceOf(StoreException.class).hasMessageContaining("'MySQL'");
+        assertThat(dev.leasehold.store.internal.StoreContextAccess.map("MariaDB")).isEqualTo(Database.MARIADB);
+        assertThat(dev.leasehold.store.internal.StoreContextAccess.map("MySQL")).isEqualTo(Database.MYSQL);
+        assertThatThrownBy(() -> dev.leasehold.store.internal.StoreContextAccess.map("Oracle"))
+                .isInstanceOf(StoreException.class).hasMessageContaining("'Oracle'");
         assertThatThrownBy(() -> new FenceGate(null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("dataSource must not be null");
         assertThatThrownBy(() -> new FenceGate(h2, null)).isInstanceOf(IllegalArgumentException.class)

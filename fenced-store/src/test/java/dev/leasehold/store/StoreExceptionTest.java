@@ -25,6 +25,17 @@ class StoreExceptionTest {
         assertThat(new StoreException("not the database's").retryable()).isFalse();
     }
 
+    /** MariaDB and MySQL say HY000 for most errors: their error codes decide (1213, 1020 retried; 1205 a timeout). */
+    @Test
+    void mariaDbDeadlocksSnapshotConflictsAndLockWaitTimeoutsAreRetryableByTheirErrorCodes() {
+        assertThat(new StoreException("op", new SQLException("Deadlock found", "40001", 1213)).retryable()).isTrue();
+        assertThat(new StoreException("op", new SQLException("Record has changed", "HY000", 1020)).retryable())
+                .isTrue();
+        assertThat(new StoreException("op", new SQLException("Lock wait timeout", "HY000", 1205)))
+                .satisfies(e -> assertThat(e.retryable()).isTrue()).hasMessageContaining("a lock timeout");
+        assertThat(new StoreException("op", new SQLException("Duplicate entry", "23000", 1062)).retryable()).isFalse();
+    }
+
     @Test
     void aLockTimeoutSaysSo() {
         assertThat(from("55P03")).hasMessageStartingWith("advancing the fence of 'r' to 2 failed: a lock timeout")

@@ -92,6 +92,11 @@ abstract class TransactionOwnershipContract {
     /** How many sessions wait on a lock right now, by the database's own account. */
     protected abstract int sessionsWaitingOnLocks(Connection connection) throws SQLException;
 
+    /** The type of an identity column in this database's DDL. */
+    protected String identityType() {
+        return "BIGINT GENERATED ALWAYS AS IDENTITY";
+    }
+
     private final Map<Isolation, HikariDataSource> pools = new EnumMap<>(Isolation.class);
     private final List<ExecutorService> executors = new ArrayList<>();
 
@@ -99,7 +104,7 @@ abstract class TransactionOwnershipContract {
     void cleanTables() throws SQLException {
         FencedSchema.install(database());
         try (Connection c = database().getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS " + WRITES + " (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+            s.execute("CREATE TABLE IF NOT EXISTS " + WRITES + " (id " + identityType() + " PRIMARY KEY,"
                     + " resource VARCHAR(200) NOT NULL, token BIGINT NOT NULL, note VARCHAR(200))");
             for (String table : List.of(WRITES, "leasehold_fence", "leasehold_batches", "leasehold_slot_runs")) {
                 s.execute("DELETE FROM " + table);

@@ -94,7 +94,7 @@ final class MinuteSlotsScenario implements Scenario {
         DataSource ds = env.dataSource(NAME + "-broken");
         String table = env.tablePrefix() + "job_runs";
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE " + table + " (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+            s.execute("CREATE TABLE " + table + " (id " + Ddl.identity(c) + " PRIMARY KEY,"
                     + " slot VARCHAR(5) NOT NULL, runner VARCHAR(20) NOT NULL, completed BOOLEAN NOT NULL)");
         }
         RedisModel leaderLease = new RedisModel();

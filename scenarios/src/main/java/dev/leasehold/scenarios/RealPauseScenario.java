@@ -124,7 +124,7 @@ final class RealPauseScenario implements Scenario {
         String prefix = env.tablePrefix();
         FencedSchema.install(ds, StoreConfig.defaults().withTablePrefix(prefix));
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE " + prefix + "ledger (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+            s.execute("CREATE TABLE " + prefix + "ledger (id " + Ddl.identity(c) + " PRIMARY KEY,"
                     + " participant VARCHAR(20) NOT NULL, token BIGINT NOT NULL, seq INT NOT NULL)");
         }
         String path = "/leasehold-scenarios/" + prefix + "pause";

@@ -62,7 +62,7 @@ final class StaleLeaderScenario implements Scenario {
         static Charges create(DataSource ds, String prefix, boolean keyed) throws SQLException {
             Charges charges = new Charges(ds, prefix + "charges");
             try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE " + charges.table + " (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+                s.execute("CREATE TABLE " + charges.table + " (id " + Ddl.identity(c) + " PRIMARY KEY,"
                         + " customer VARCHAR(20) NOT NULL, period VARCHAR(10) NOT NULL, instance VARCHAR(10) NOT NULL,"
                         + " token BIGINT" + (keyed ? ", UNIQUE (customer, period)" : "") + ")");
             }

@@ -43,7 +43,7 @@ final class H2Dialect extends SqlDialect {
 
     @Override
     public boolean lostInsertRace(SQLException e) {
-        return UNIQUE_VIOLATION.equals(e.getSQLState());
+        return uniqueViolation(e);
     }
 
     @Override

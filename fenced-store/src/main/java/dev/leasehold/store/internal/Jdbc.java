@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
+import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -233,16 +234,32 @@ public final class Jdbc {
         return count == 1;
     }
 
+    /** An instant column: a timestamp with time zone, or (MariaDB, MySQL) a {@code DATETIME} that holds UTC. */
     public static Instant instant(ResultSet row, String column) throws SQLException {
+        if ("DATETIME".equalsIgnoreCase(row.getMetaData().getColumnTypeName(row.findColumn(column)))) {
+            LocalDateTime utc = row.getObject(column, LocalDateTime.class);
+            return utc == null ? null : utc.toInstant(ZoneOffset.UTC);
+        }
         OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
         return value == null ? null : value.toInstant();
+    }
+
+    /** Whether instants are stored as {@code DATETIME} in UTC (MariaDB, MySQL) rather than with a time zone. */
+    private static boolean utcDateTimes(PreparedStatement statement) throws SQLException {
+        String product = statement.getConnection().getMetaData().getDatabaseProductName();
+        String name = product == null ? "" : product.toLowerCase(java.util.Locale.ROOT);
+        return name.contains("mariadb") || name.contains("mysql");
     }
 
     private static void bind(PreparedStatement statement, Object[] params) throws SQLException {
         for (int i = 0; i < params.length; i++) {
             Object param = params[i];
             if (param instanceof Instant instant) {
-                statement.setObject(i + 1, OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
+                if (utcDateTimes(statement)) {
+                    statement.setObject(i + 1, LocalDateTime.ofInstant(instant, ZoneOffset.UTC));
+                } else {
+                    statement.setObject(i + 1, OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
+                }
             } else if (param instanceof Long value) {
                 statement.setLong(i + 1, value);
             } else if (param instanceof String value) {

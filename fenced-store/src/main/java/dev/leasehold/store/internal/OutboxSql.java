@@ -48,15 +48,7 @@ public final class OutboxSql {
         if (current == null) {
             Database database = config.forcedDatabase().orElse(null);
             if (database == null) {
-                String product = connection.getMetaData().getDatabaseProductName();
-                String name = product == null ? "" : product.toLowerCase(Locale.ROOT);
-                if (name.contains("postgresql")) {
-                    database = Database.POSTGRESQL;
-                } else if (name.equals("h2")) {
-                    database = Database.H2;
-                } else {
-                    throw new StoreException("the outbox speaks PostgreSQL and H2, not '" + product + "'");
-                }
+                database = StoreContext.detect(connection);
             }
             current = SqlDialect.of(database, new Tables(config.tablePrefix()));
             dialect = current;
@@ -117,7 +109,7 @@ public final class OutboxSql {
         long after = Long.MIN_VALUE;
         while (true) {
             List<Object[]> page = Jdbc.query(tx, "SELECT o.idem_key, o.seq FROM " + table + " o WHERE " + due(sql)
-                    + " AND o.seq > ? ORDER BY o.seq FETCH FIRST " + PAGE + " ROWS ONLY",
+                    + " AND o.seq > ? ORDER BY o.seq " + sql.firstRows(PAGE),
                     row -> new Object[] {row.getString(1), row.getLong(2)}, after);
             for (Object[] candidate : page) {
                 String key = (String) candidate[0];
@@ -129,8 +121,8 @@ public final class OutboxSql {
                 boolean stillDue = !Jdbc.query(tx, "SELECT o.idem_key FROM " + table + " o WHERE o.idem_key = ? AND "
                         + due(sql), row -> true, key).isEmpty();
                 if (stillDue) {
-                    return single(Jdbc.query(tx, claimUpdate(sql, "?"), OutboxSql::claimRow, relay, leaseMillis,
-                            key));
+                    return single(sql.updateByKey(tx, claimSet(sql) + " WHERE idem_key = ?", table, "idem_key", key,
+                            CLAIM_COLUMNS, OutboxSql::claimRow, relay, leaseMillis));
                 }
                 tx.rollback(); // we locked an intent another relay just took: let go of it at once
             }
@@ -152,10 +144,15 @@ public final class OutboxSql {
                 + " AND p.seq < o.seq AND p.status IN ('" + PENDING + "', '" + SENDING + "')))";
     }
 
+    private static final String CLAIM_COLUMNS = "idem_key, destination, payload, owner, fence, attempts";
+
+    private static String claimSet(SqlDialect sql) {
+        return "UPDATE " + sql.tables.outbox() + " SET status = '" + SENDING + "', owner = ?,"
+                + " lease_until = " + sql.nowPlusMillis() + ", fence = fence + 1, attempts = attempts + 1";
+    }
+
     private static String claimUpdate(SqlDialect sql, String which) {
-        return sql.returning("UPDATE " + sql.tables.outbox() + " SET status = '" + SENDING + "', owner = ?,"
-                + " lease_until = " + sql.nowPlusMillis() + ", fence = fence + 1, attempts = attempts + 1"
-                + " WHERE idem_key = " + which, "idem_key, destination, payload, owner, fence, attempts");
+        return sql.returning(claimSet(sql) + " WHERE idem_key = " + which, CLAIM_COLUMNS);
     }
 
     /** 0 rows: the race was lost or the claim is gone. 1: done. More: a bug, since every such update names a key. */
@@ -167,8 +164,7 @@ public final class OutboxSql {
     }
 
     public static Instant instant(ResultSet row, String column) throws SQLException {
-        OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
-        return value == null ? null : value.toInstant();
+        return Jdbc.instant(row, column);
     }
 
     private static OutboxClaim claimRow(ResultSet row) throws SQLException {

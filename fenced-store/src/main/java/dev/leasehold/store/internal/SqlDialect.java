@@ -13,14 +13,14 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Every SQL difference between the databases lives here and in the two subclasses ({@link PostgresDialect},
- * {@link H2Dialect}), the schema's numbered migrations included. Everything else
- * is standard SQL with bound parameters. Table names come from a validated prefix, never from callers' values.
- * Immutable and thread-safe.
+ * Every SQL difference between the databases lives here and in the subclasses ({@link PostgresDialect},
+ * {@link H2Dialect}, {@link MariaDbDialect} for MariaDB and MySQL), the schema's numbered migrations included.
+ * Everything else is standard SQL with bound parameters. Table names come from a validated prefix, never from
+ * callers' values. Immutable and thread-safe.
  */
 public abstract class SqlDialect {
 
-    /** SQLState of a unique-key violation (both databases). */
+    /** SQLState of a unique-key violation (PostgreSQL and H2; MariaDB and MySQL say 23000, error 1062). */
     static final String UNIQUE_VIOLATION = "23505";
 
     public final Tables tables;
@@ -33,6 +33,7 @@ public abstract class SqlDialect {
         return switch (database) {
             case POSTGRESQL -> new PostgresDialect(tables);
             case H2 -> new H2Dialect(tables);
+            case MARIADB, MYSQL -> new MariaDbDialect(tables, database);
         };
     }
 
@@ -50,8 +51,58 @@ public abstract class SqlDialect {
     /** Whether an insert-if-absent that threw {@code e} lost a race for the key (then: 0 rows inserted). */
     public abstract boolean lostInsertRace(SQLException e);
 
-    /** An UPDATE that returns {@code columns} of the rows it changed, as a query. */
+    /**
+     * An UPDATE that returns {@code columns} of the rows it changed, as a query; only where {@link #hasReturning()}.
+     */
     public abstract String returning(String update, String columns);
+
+    /** Whether {@code e} is a unique-key violation. */
+    public boolean uniqueViolation(SQLException e) {
+        return UNIQUE_VIOLATION.equals(e.getSQLState());
+    }
+
+    /** Whether an UPDATE can return the rows it changed ({@link #returning}); MariaDB and MySQL cannot. */
+    public boolean hasReturning() {
+        return true;
+    }
+
+    /**
+     * Runs {@code update} (an UPDATE whose WHERE ends in {@code key = ?}; parameters {@code params}, then
+     * {@code keyValue}) and returns {@code columns} of the row it changed: with {@link #returning} where the database
+     * has it, else as the UPDATE and then a SELECT by key in the same transaction (the UPDATE holds the row's lock, so
+     * the SELECT reads what it wrote).
+     */
+    public final <T> List<T> updateByKey(Connection tx, String update, String table, String key, Object keyValue,
+                                         String columns, Jdbc.Row<T> row, Object... params) throws SQLException {
+        Object[] all = java.util.Arrays.copyOf(params, params.length + 1);
+        all[params.length] = keyValue;
+        if (hasReturning()) {
+            return Jdbc.query(tx, returning(update, columns), row, all);
+        }
+        if (Jdbc.update(tx, update, all) == 0) {
+            return List.of();
+        }
+        return Jdbc.query(tx, "SELECT " + columns + " FROM " + table + " WHERE " + key + " = ?", row, keyValue);
+    }
+
+    /** A string concatenation of SQL expressions ({@code ||} in standard SQL). */
+    public String concat(String... parts) {
+        return String.join(" || ", parts);
+    }
+
+    /** A clause that keeps the first {@code n} rows of an ordered query. */
+    public String firstRows(int n) {
+        return "FETCH FIRST " + n + " ROWS ONLY";
+    }
+
+    /**
+     * A DELETE of at most {@code chunk} rows of {@code table} matching {@code where}, the first by {@code orderBy};
+     * {@code keyColumns} identify a row (a sub-select by key, where the database allows one with a limit).
+     */
+    public String chunkDelete(String table, String keyColumns, String where, String orderBy, int chunk) {
+        return "DELETE FROM " + table + " WHERE (" + keyColumns + ") IN (SELECT " + keyColumns + " FROM " + table
+                + " WHERE " + where + " ORDER BY " + orderBy + " " + firstRows(chunk) + ")";
+    }
 
     /** Statements that serialize concurrent schema installs, run first in the install transaction. */
     public abstract List<String> installLock();
@@ -143,7 +194,8 @@ public abstract class SqlDialect {
     /** Marks expired batches that used up their attempts as failed; the condition follows (a WHERE clause). */
     final String exhaust() {
         return "UPDATE " + tables.batches() + " SET status = 'failed', lease_until = NULL, finished_at = " + now()
-                + ", error = 'the lease of attempt ' || attempts || ' ended before it finished; no attempts left'";
+                + ", error = " + concat("'the lease of attempt '", "attempts",
+                "' ended before it finished; no attempts left'");
     }
 
     static Optional<BatchClaim> single(List<BatchClaim> claimed) {
@@ -166,7 +218,7 @@ public abstract class SqlDialect {
         return "CREATE TABLE IF NOT EXISTS " + tables.schemaVersion() + " ("
                 + " version INTEGER NOT NULL PRIMARY KEY,"
                 + " description VARCHAR(200) NOT NULL,"
-                + " installed_at " + TS + " NOT NULL)";
+                + " installed_at " + ts() + " NOT NULL)" + tableOptions();
     }
 
     /** Records {@code migration} as applied; parameters: version, description. */
@@ -188,56 +240,77 @@ public abstract class SqlDialect {
 
     private static final String TS = "TIMESTAMP WITH TIME ZONE";
 
+    /** The timestamp column type (an instant). */
+    String ts() {
+        return TS;
+    }
+
+    /** An identity column's type: a BIGINT the database numbers, ascending. */
+    String identity() {
+        return "BIGINT GENERATED ALWAYS AS IDENTITY";
+    }
+
+    /** What follows a CREATE TABLE's column list (engine, character set, collation), or "". */
+    String tableOptions() {
+        return "";
+    }
+
+    /** "IF NOT EXISTS " where CREATE INDEX and ADD COLUMN have it, else "" (then a migration runs once only). */
+    String ifNotExists() {
+        return "IF NOT EXISTS ";
+    }
+
     /** The tables as the first release created them (so a database from before schema versions is at v1 already). */
     private List<String> v1() {
         return List.of(
                 "CREATE TABLE IF NOT EXISTS " + tables.fence() + " ("
                         + " resource VARCHAR(200) NOT NULL PRIMARY KEY,"
                         + " token BIGINT NOT NULL,"
-                        + " updated_at " + TS + " NOT NULL)",
+                        + " updated_at " + ts() + " NOT NULL)" + tableOptions(),
                 "CREATE TABLE IF NOT EXISTS " + tables.fenceRebase() + " ("
-                        + " id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+                        + " id " + identity() + " PRIMARY KEY,"
                         + " resource VARCHAR(200) NOT NULL,"
                         + " old_token BIGINT,"
                         + " new_token BIGINT NOT NULL,"
                         + " operator VARCHAR(200) NOT NULL,"
                         + " reason VARCHAR(1000) NOT NULL,"
-                        + " rebased_at " + TS + " NOT NULL)",
+                        + " rebased_at " + ts() + " NOT NULL)" + tableOptions(),
                 "CREATE TABLE IF NOT EXISTS " + tables.batches() + " ("
                         + " id VARCHAR(200) NOT NULL PRIMARY KEY,"
-                        + " seq BIGINT GENERATED ALWAYS AS IDENTITY,"
+                        + " seq " + identity() + ","
                         + " payload " + textType() + " NOT NULL,"
                         + " status VARCHAR(16) NOT NULL,"
                         + " owner VARCHAR(200),"
-                        + " lease_until " + TS + ","
+                        + " lease_until " + ts() + ","
                         + " fence BIGINT NOT NULL,"
                         + " result " + textType() + ","
-                        + " enqueued_at " + TS + " NOT NULL,"
-                        + " finished_at " + TS + ")",
-                "CREATE INDEX IF NOT EXISTS " + tables.batches() + "_claimable ON " + tables.batches()
+                        + " enqueued_at " + ts() + " NOT NULL,"
+                        + " finished_at " + ts() + ")" + tableOptions(),
+                "CREATE INDEX " + ifNotExists() + tables.batches() + "_claimable ON " + tables.batches()
                         + " (status, seq)",
                 "CREATE TABLE IF NOT EXISTS " + tables.slotRuns() + " ("
                         + " job VARCHAR(200) NOT NULL,"
-                        + " slot " + TS + " NOT NULL,"
+                        + " slot " + ts() + " NOT NULL,"
                         + " runner VARCHAR(200) NOT NULL,"
                         + " status VARCHAR(16) NOT NULL,"
-                        + " lease_until " + TS + " NOT NULL,"
+                        + " lease_until " + ts() + " NOT NULL,"
                         + " fence BIGINT NOT NULL,"
                         + " result " + textType() + ","
-                        + " claimed_at " + TS + " NOT NULL,"
-                        + " completed_at " + TS + ","
-                        + " PRIMARY KEY (job, slot))",
-                "CREATE INDEX IF NOT EXISTS " + tables.slotRuns() + "_running ON " + tables.slotRuns()
+                        + " claimed_at " + ts() + " NOT NULL,"
+                        + " completed_at " + ts() + ","
+                        + " PRIMARY KEY (job, slot))" + tableOptions(),
+                "CREATE INDEX " + ifNotExists() + tables.slotRuns() + "_running ON " + tables.slotRuns()
                         + " (job, status, lease_until)");
     }
 
     /** Attempts and errors on batches (a claimed batch of v1 had {@code fence} claims), then the indexes. */
     private List<String> v2() {
         List<String> statements = new ArrayList<>(List.of(
-                "ALTER TABLE " + tables.batches() + " ADD COLUMN IF NOT EXISTS attempts INTEGER DEFAULT 0 NOT NULL",
-                "ALTER TABLE " + tables.batches() + " ADD COLUMN IF NOT EXISTS error " + textType(),
+                "ALTER TABLE " + tables.batches() + " ADD COLUMN " + ifNotExists()
+                        + "attempts INTEGER DEFAULT 0 NOT NULL",
+                "ALTER TABLE " + tables.batches() + " ADD COLUMN " + ifNotExists() + "error " + textType(),
                 "UPDATE " + tables.batches() + " SET attempts = fence WHERE attempts < fence",
-                "CREATE INDEX IF NOT EXISTS " + tables.slotRuns() + "_done ON " + tables.slotRuns()
+                "CREATE INDEX " + ifNotExists() + tables.slotRuns() + "_done ON " + tables.slotRuns()
                         + " (status, slot)"));
         statements.addAll(batchIndexes());
         return statements;
@@ -248,7 +321,7 @@ public abstract class SqlDialect {
         return List.of(
                 "CREATE TABLE IF NOT EXISTS " + tables.outbox() + " ("
                         + " idem_key VARCHAR(200) NOT NULL PRIMARY KEY,"
-                        + " seq BIGINT GENERATED ALWAYS AS IDENTITY,"
+                        + " seq " + identity() + ","
                         + " destination VARCHAR(200) NOT NULL,"
                         + " payload " + textType() + " NOT NULL,"
                         + " in_order SMALLINT NOT NULL,"
@@ -257,14 +330,14 @@ public abstract class SqlDialect {
                         + " status VARCHAR(16) NOT NULL,"
                         + " attempts INTEGER NOT NULL,"
                         + " owner VARCHAR(200),"
-                        + " lease_until " + TS + ","
+                        + " lease_until " + ts() + ","
                         + " fence BIGINT NOT NULL,"
-                        + " next_attempt_at " + TS + " NOT NULL,"
+                        + " next_attempt_at " + ts() + " NOT NULL,"
                         + " last_error " + textType() + ","
-                        + " recorded_at " + TS + " NOT NULL,"
-                        + " delivered_at " + TS + ")",
-                "CREATE INDEX IF NOT EXISTS " + tables.outbox() + "_due ON " + tables.outbox() + " (status, seq)",
-                "CREATE INDEX IF NOT EXISTS " + tables.outbox() + "_destination ON " + tables.outbox()
+                        + " recorded_at " + ts() + " NOT NULL,"
+                        + " delivered_at " + ts() + ")" + tableOptions(),
+                "CREATE INDEX " + ifNotExists() + tables.outbox() + "_due ON " + tables.outbox() + " (status, seq)",
+                "CREATE INDEX " + ifNotExists() + tables.outbox() + "_destination ON " + tables.outbox()
                         + " (destination, seq)");
     }
 

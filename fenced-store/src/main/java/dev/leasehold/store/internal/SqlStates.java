@@ -3,21 +3,23 @@ package dev.leasehold.store.internal;
 import java.sql.SQLException;
 
 /**
- * What a database failure means for the caller, read from its SQLState on PostgreSQL and H2: the one place that
- * knows those codes. Stateless and thread-safe.
+ * What a database failure means for the caller, read from its SQLState on PostgreSQL and H2, and from the error code
+ * on MariaDB and MySQL (whose SQLState HY000 says nothing): the one place that knows those codes. Stateless and
+ * thread-safe.
  */
 public final class SqlStates {
 
     /** The kinds of failure the store treats differently; everything else is {@link #OTHER}. */
     public enum Kind {
         /**
-         * A serialization failure (40001: PostgreSQL's, and H2's code for a deadlock; H2's concurrent update, 90131):
-         * try the transaction again.
+         * A serialization failure (40001: PostgreSQL's, and the code of H2's and InnoDB's deadlocks, 1213; H2's
+         * concurrent update, 90131; MariaDB's "record has changed since last read", 1020, from
+         * {@code innodb_snapshot_isolation} at REPEATABLE READ): try the transaction again.
          */
         SERIALIZATION,
         /** A deadlock on PostgreSQL (40P01): the database chose this transaction as the victim. */
         DEADLOCK,
-        /** A lock wait longer than the lock timeout (PostgreSQL 55P03, H2 HYT00). */
+        /** A lock wait longer than the lock timeout (PostgreSQL 55P03, H2 HYT00, InnoDB error 1205). */
         LOCK_TIMEOUT,
         /** The connection broke or the database went away (class 08; H2 90067 and 90098). */
         CONNECTION_LOST,
@@ -39,14 +41,27 @@ public final class SqlStates {
     /** The kind of {@code e}, looking through its causes for the first SQLState that says something. */
     public static Kind of(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException sql && sql.getSQLState() != null) {
-                Kind kind = of(sql.getSQLState());
+            if (t instanceof SQLException sql) {
+                Kind kind = sql.getSQLState() == null ? Kind.OTHER : of(sql.getSQLState());
+                if (kind == Kind.OTHER) {
+                    kind = ofErrorCode(sql.getErrorCode());
+                }
                 if (kind != Kind.OTHER) {
                     return kind;
                 }
             }
         }
         return Kind.OTHER;
+    }
+
+    /** MariaDB's and MySQL's error codes (no other database the store speaks uses codes this small). */
+    static Kind ofErrorCode(int code) {
+        return switch (code) {
+            case 1213, 1020 -> Kind.SERIALIZATION;
+            case 1205 -> Kind.LOCK_TIMEOUT;
+            case 2006, 2013, 1927 -> Kind.CONNECTION_LOST;
+            default -> Kind.OTHER;
+        };
     }
 
     static Kind of(String state) {

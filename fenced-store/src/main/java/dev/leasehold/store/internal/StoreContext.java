@@ -74,12 +74,22 @@ public final class StoreContext {
         }
         DatabaseMetaData meta = connection.getMetaData();
         String product = meta.getDatabaseProductName();
-        Database database = fromProductName(product);
+        Database database = detect(connection);
         if (logged.add(product + " " + meta.getDatabaseProductVersion())) {
             log.info("fenced store: {} {} detected, speaking the {} dialect", product,
                     meta.getDatabaseProductVersion(), database);
         }
         speak(database);
+    }
+
+    /** The database behind {@code connection}, from its metadata; refuses settings the store cannot work with. */
+    public static Database detect(Connection connection) throws SQLException {
+        DatabaseMetaData meta = connection.getMetaData();
+        Database database = fromProductName(meta.getDatabaseProductName());
+        if (database == Database.MARIADB || database == Database.MYSQL) {
+            MariaDbDialect.refuseAffectedRows(meta.getURL());
+        }
+        return database;
     }
 
     static Database fromProductName(String product) {
@@ -90,7 +100,13 @@ public final class StoreContext {
         if (name.equals("h2")) {
             return Database.H2;
         }
-        throw new StoreException("the fenced store speaks PostgreSQL and H2, not '" + product
+        if (name.contains("mariadb")) {
+            return Database.MARIADB;
+        }
+        if (name.contains("mysql")) {
+            return Database.MYSQL;
+        }
+        throw new StoreException("the fenced store speaks PostgreSQL, H2, MariaDB and MySQL, not '" + product
                 + "'; set StoreConfig.withDatabase(...) only if this database is compatible with one of them");
     }
 }

@@ -20,6 +20,10 @@ import java.util.Optional;
  *       auto-commit.</li>
  *   <li>H2 has no per-transaction form of either: the connection's isolation and the session's {@code LOCK_TIMEOUT}
  *       are set before the transaction and restored after it, only where they differ.</li>
+ *   <li>MariaDB and MySQL: the same, with the session's {@code innodb_lock_wait_timeout}, which counts whole
+ *       seconds: the lock timeout is rounded up to the next second (at least 1). (A per-transaction
+ *       {@code SET TRANSACTION ISOLATION LEVEL} would need a round trip of its own anyway: the drivers send one
+ *       statement per round trip unless {@code allowMultiQueries} is set.)</li>
  * </ul>
  * Immutable and thread-safe.
  */
@@ -84,29 +88,32 @@ public final class TxDialect {
 
     /** Applies what cannot ride with the transaction (H2's session settings); call before it starts. */
     public Restore enter(Connection connection) throws SQLException {
-        if (database != Database.H2) {
+        if (database == Database.POSTGRESQL) {
             return NOTHING;
         }
+        String timeoutVariable = database == Database.H2 ? "LOCK_TIMEOUT()" : "@@SESSION.innodb_lock_wait_timeout";
+        String setTimeout = database == Database.H2 ? "SET LOCK_TIMEOUT " : "SET SESSION innodb_lock_wait_timeout = ";
+        long wanted = database == Database.H2 ? lockTimeoutMillis : Math.max(1, (lockTimeoutMillis + 999) / 1000);
         int isolation = connection.getTransactionIsolation();
         if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
             connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
         }
         long lockTimeout;
         try (Statement statement = connection.createStatement();
-             ResultSet row = statement.executeQuery("SELECT LOCK_TIMEOUT()")) {
+             ResultSet row = statement.executeQuery("SELECT " + timeoutVariable)) {
             row.next();
             lockTimeout = row.getLong(1);
-            if (lockTimeout != lockTimeoutMillis) {
-                statement.execute("SET LOCK_TIMEOUT " + lockTimeoutMillis);
+            if (lockTimeout != wanted) {
+                statement.execute(setTimeout + wanted);
             }
         }
-        if (isolation == Connection.TRANSACTION_READ_COMMITTED && lockTimeout == lockTimeoutMillis) {
+        if (isolation == Connection.TRANSACTION_READ_COMMITTED && lockTimeout == wanted) {
             return NOTHING;
         }
         return () -> {
-            if (lockTimeout != lockTimeoutMillis) {
+            if (lockTimeout != wanted) {
                 try (Statement statement = connection.createStatement()) {
-                    statement.execute("SET LOCK_TIMEOUT " + lockTimeout);
+                    statement.execute(setTimeout + lockTimeout);
                 }
             }
             if (isolation != Connection.TRANSACTION_READ_COMMITTED) {

@@ -85,6 +85,11 @@ public final class Bench {
                             } else if (db.postgres()) {
                                 rows.addAll(name.equals("claims") ? new ClaimsBench(quick, "lhq" + Long.toString(
                                         System.nanoTime() % 1_000_000, 36) + "_").run(db) : bench.slots(db));
+                            } else if (db.mariaDb() && name.equals("slots")) {
+                                rows.addAll(bench.slots(db));
+                            } else if (db.mariaDb()) {
+                                notes.add("claims rows are measured on PostgreSQL only (they compare with"
+                                        + " db-scheduler there); on MariaDB the contract suite covers claimUpTo");
                             }
                         }
                     }
@@ -142,18 +147,24 @@ public final class Bench {
             DatabaseMetaData meta = c.getMetaData();
             String version = meta.getDatabaseProductVersion().split(" ")[0];
             String label = meta.getDatabaseProductName() + " " + version;
-            if (postgres) {
-                label += " " + durability(c);
+            boolean mariaDb = !postgres && !meta.getDatabaseProductName().equalsIgnoreCase("H2");
+            if (mariaDb) {
+                label = meta.getDatabaseProductName() + " " + version.split("-")[0]; // 10.11.19, not its build tag
             }
-            return new DatabaseBench.Db(label, pool, postgres);
+            if (postgres || mariaDb) {
+                label += " " + durability(c, postgres);
+            }
+            return new DatabaseBench.Db(label, pool, postgres, mariaDb);
         }
     }
 
     /** How a commit is made durable, as the server says: the figures mean little without it. */
-    private static String durability(Connection c) throws SQLException {
+    private static String durability(Connection c, boolean postgres) throws SQLException {
         StringBuilder settings = new StringBuilder();
-        for (String setting : List.of("synchronous_commit", "fsync")) {
-            try (java.sql.Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery("SHOW " + setting)) {
+        for (String setting : postgres ? List.of("synchronous_commit", "fsync")
+                : List.of("innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin")) {
+            try (java.sql.Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery(postgres
+                    ? "SHOW " + setting : "SELECT @@" + setting)) {
                 rs.next();
                 settings.append(settings.length() == 0 ? "" : " ").append(setting).append('=').append(rs.getString(1));
             }

@@ -81,14 +81,18 @@ final class ClaimBacklogBench {
      * two statements; then the planner's statistics are refreshed, as autovacuum would after such a load.
      */
     private static void fill(DatabaseBench.Db db, String table, int n) throws SQLException {
-        String ids = db.postgres() ? "generate_series(1, " + n + ") AS g(x)" : "SYSTEM_RANGE(1, " + n + ")";
-        String now = db.postgres() ? "now()" : "CURRENT_TIMESTAMP";
+        String ids = db.postgres() ? "generate_series(1, " + n + ") AS g(x)"
+                : db.mariaDb() ? "(SELECT seq AS x FROM seq_1_to_" + n + ") AS g" : "SYSTEM_RANGE(1, " + n + ")";
+        String now = db.postgres() ? "now()" : db.mariaDb() ? "UTC_TIMESTAMP(6)" : "CURRENT_TIMESTAMP";
+        String done = db.mariaDb() ? "CONCAT('done-', x)" : "'done-' || x";
+        String pending = db.mariaDb() ? "CONCAT('pending-', x)" : "'pending-' || x";
         try (Connection c = db.pool().getConnection(); Statement s = c.createStatement()) {
             s.execute("INSERT INTO " + table + " (id, payload, status, fence, attempts, result, enqueued_at,"
-                    + " finished_at) SELECT 'done-' || x, 'p', 'done', 1, 1, 'ok', " + now + ", " + now + " FROM " + ids);
+                    + " finished_at) SELECT " + done + ", 'p', 'done', 1, 1, 'ok', " + now + ", " + now + " FROM "
+                    + ids);
             s.execute("INSERT INTO " + table + " (id, payload, status, fence, attempts, enqueued_at) SELECT"
-                    + " 'pending-' || x, 'p', 'pending', 0, 0, " + now + " FROM " + ids);
-            s.execute(db.postgres() ? "ANALYZE " + table : "ANALYZE");
+                    + " " + pending + ", 'p', 'pending', 0, 0, " + now + " FROM " + ids);
+            s.execute(db.postgres() ? "ANALYZE " + table : db.mariaDb() ? "ANALYZE TABLE " + table : "ANALYZE");
         }
     }
 }

@@ -23,8 +23,11 @@ import javax.sql.DataSource;
 /** fenced-write and slots: the fenced store measured side by side with plain JDBC on one database. */
 final class DatabaseBench {
 
-    /** A database under test: its label (e.g. "H2 2.3.232") and a pool big enough for every thread. */
-    record Db(String label, BenchPool pool, boolean postgres) {}
+    /**
+     * A database under test: its label (e.g. "H2 2.3.232"), a pool big enough for every thread, and whether it is
+     * PostgreSQL or MariaDB/MySQL (else H2).
+     */
+    record Db(String label, BenchPool pool, boolean postgres, boolean mariaDb) {}
 
     private final boolean quick;
     private final String prefix;

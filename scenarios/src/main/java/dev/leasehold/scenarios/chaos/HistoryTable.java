@@ -1,5 +1,6 @@
 package dev.leasehold.scenarios.chaos;
 
+import dev.leasehold.scenarios.Ddl;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -19,7 +20,7 @@ final class HistoryTable {
 
     static void create(DataSource dataSource, String prefix) throws SQLException {
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE " + name(prefix) + " (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+            s.execute("CREATE TABLE " + name(prefix) + " (id " + Ddl.identity(c) + " PRIMARY KEY,"
                     + " resource VARCHAR(100) NOT NULL, participant VARCHAR(20) NOT NULL, token BIGINT NOT NULL,"
                     + " seq BIGINT NOT NULL, session BIGINT NOT NULL)");
         }

@@ -1,0 +1,68 @@
+package dev.leasehold.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leasehold.store.internal.MariaDbManyClaimsAccess;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The MariaDB dialect's SQL for claiming and finishing many batches at once (issue 16's {@code claimUpTo} and
+ * {@code finishAll}, written on a branch that predates them: here the dialect is called directly, each call in a
+ * transaction of its own as the store runs it).
+ */
+@WithMariaDb
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class MariaDbManyClaimsTest {
+
+    private DataSource dataSource;
+
+    @BeforeAll
+    void createDatabase() {
+        dataSource = MariaDb.freshDatabase("many_claims");
+        FencedSchema.install(dataSource);
+    }
+
+    @Test
+    void twoClaimersTakeDisjointBatchesOldestFirstAndAFinishSkipsTheStaleClaim() throws SQLException {
+        BatchClaims batches = new BatchClaims(dataSource);
+        for (int i = 0; i < 5; i++) {
+            batches.enqueue("b" + i, "p" + i);
+        }
+        try (Connection first = transaction(); Connection second = transaction()) {
+            List<BatchClaim> mine = MariaDbManyClaimsAccess.claim(first, "w1", 60_000, 3, 3);
+            // the first claimer's rows are still locked: the second skips them, never waits
+            List<BatchClaim> theirs = MariaDbManyClaimsAccess.claim(second, "w2", 60_000, 3, 10);
+            first.commit();
+            second.commit();
+            assertThat(mine).extracting(BatchClaim::batchId).containsExactly("b0", "b1", "b2");
+            assertThat(mine).extracting(BatchClaim::fence).containsOnly(1L);
+            assertThat(theirs).extracting(BatchClaim::batchId).containsExactly("b3", "b4");
+
+            List<BatchClaim> toFinish = new ArrayList<>(mine);
+            BatchClaim stale = theirs.get(0);
+            toFinish.add(new BatchClaim(stale.batchId(), stale.owner(), stale.fence() - 1, stale.payload(),
+                    stale.attempt(), stale.leaseUntil()));
+            assertThat(MariaDbManyClaimsAccess.finish(first, toFinish, "ok")).containsExactlyInAnyOrder("b0", "b1",
+                    "b2");
+            first.commit();
+        }
+        assertThat(batches.state("b1").orElseThrow().status()).isEqualTo("done");
+        assertThat(batches.state("b3").orElseThrow().status()).isEqualTo("processing");
+        assertThat(batches.claimNext("w3", Duration.ofMinutes(1))).isEmpty();
+    }
+
+    private Connection transaction() throws SQLException {
+        Connection c = dataSource.getConnection();
+        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        c.setAutoCommit(false);
+        return c;
+    }
+}
