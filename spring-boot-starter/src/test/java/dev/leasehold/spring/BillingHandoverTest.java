@@ -1,0 +1,132 @@
+package dev.leasehold.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.leasehold.store.FenceGate;
+import dev.leasehold.store.StaleTokenException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
+import org.springframework.boot.health.actuate.endpoint.IndicatedHealthDescriptor;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The sample application, twice in one JVM on one ZooKeeper ({@link TestingServer}) and one H2 database: two
+ * instances of a billing service elect a leader through the starter, and the leader bills through the
+ * {@link FenceGate} with the token from its {@link FencedContext}.
+ *
+ * <p>Timeline: a starts and leads (token ta) and charges c1; b starts and follows; a's context closes: a's billing
+ * loop stops, then a leaves the election; b leads with tb &gt; ta, fences the resource and charges c2; a write with ta
+ * is refused; b's health endpoint shows b leading with tb.
+ */
+class BillingHandoverTest {
+
+    private static TestingServer zk;
+
+    @BeforeAll
+    static void startZooKeeper() throws Exception {
+        zk = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1), true);
+    }
+
+    @AfterAll
+    static void stopZooKeeper() throws Exception {
+        zk.close();
+    }
+
+    @Test
+    void closingTheLeadersContextHandsLeadershipToTheOtherWithAHigherTokenAndTheOldTokenIsRefused() throws Exception {
+        Timeline timeline = new Timeline();
+        String jdbcUrl = "jdbc:h2:mem:billing-handover;DB_CLOSE_DELAY=-1";
+        long tokenA;
+        ConfigurableApplicationContext a = start("a", jdbcUrl, timeline);
+        try {
+            tokenA = tokenOf(timeline.await("a granted "));
+            assertThat(timeline.await("a event OnGrantedEvent ")).isEqualTo("a event OnGrantedEvent " + tokenA);
+            a.getBean(BillingCandidate.class).charge("c1");
+            timeline.await("a charged c1");
+
+            try (ConfigurableApplicationContext second = start("b", jdbcUrl, timeline)) {
+                FencedLeaderInitiator initiatorB = second.getBean(FencedLeaderInitiator.class);
+                assertThat(initiatorB.isLeader()).isFalse();
+                assertThat(initiatorB.currentLeader()).get().extracting(l -> l.participantId()).isEqualTo("a");
+                assertThat(roleDetails(second)).containsEntry("leading", false);
+
+                a.close();
+                long tokenB = tokenOf(timeline.await("b granted "));
+                assertThat(tokenB).isGreaterThan(tokenA);
+                List<String> entries = timeline.entries();
+                assertThat(entries).containsSubsequence("a stopped billing " + tokenA,
+                        "a event OnRevokedEvent " + tokenA, "b granted " + tokenB);
+
+                second.getBean(BillingCandidate.class).charge("c2");
+                timeline.await("b charged c2");
+                FenceGate gate = second.getBean(FenceGate.class);
+                assertThatThrownBy(() -> gate.update(BillingCandidate.RESOURCE, tokenA,
+                        "INSERT INTO charges (customer, instance, token) VALUES (?, ?, ?)", "c3", "a", tokenA))
+                        .isInstanceOf(StaleTokenException.class);
+                assertThat(charges(second.getBean(DataSource.class)))
+                        .containsExactly("c1 by a with " + tokenA, "c2 by b with " + tokenB);
+
+                IndicatedHealthDescriptor health = (IndicatedHealthDescriptor) second.getBean(HealthEndpoint.class)
+                        .healthForPath("leasehold");
+                assertThat(health.getStatus()).isEqualTo(Status.UP);
+                Map<String, Object> billing = roleDetails(second);
+                assertThat(billing).containsEntry("participantId", "b").containsEntry("leading", true)
+                        .containsEntry("token", tokenB);
+                assertThat(billing.get("leader")).isEqualTo(Map.of("participantId", "b", "token", tokenB));
+            }
+        } finally {
+            a.close();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> roleDetails(ConfigurableApplicationContext context) {
+        IndicatedHealthDescriptor health = (IndicatedHealthDescriptor) context.getBean(HealthEndpoint.class)
+                .healthForPath("leasehold");
+        Map<String, Object> roles = (Map<String, Object>) health.getDetails().get("roles");
+        return (Map<String, Object>) roles.get("billing");
+    }
+
+    private static ConfigurableApplicationContext start(String instance, String jdbcUrl, Timeline timeline) {
+        return new SpringApplicationBuilder(BillingApplication.class)
+                .web(WebApplicationType.NONE)
+                .initializers(context -> context.getBeanFactory().registerSingleton("timeline", timeline))
+                .properties("billing.instance=" + instance, "billing.jdbc-url=" + jdbcUrl,
+                        "leasehold.zookeeper.connect-string=" + zk.getConnectString(),
+                        "leasehold.zookeeper.session-timeout=4s",
+                        "management.endpoints.web.exposure.include=health",
+                        "management.endpoint.health.show-details=always",
+                        "spring.main.banner-mode=off")
+                .run();
+    }
+
+    private static long tokenOf(String entry) {
+        return Long.parseLong(entry.substring(entry.lastIndexOf(' ') + 1));
+    }
+
+    private static List<String> charges(DataSource ds) throws Exception {
+        try (Connection c = ds.getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT customer, instance, token FROM charges ORDER BY customer");
+             ResultSet rs = s.executeQuery()) {
+            List<String> rows = new java.util.ArrayList<>();
+            while (rs.next()) {
+                rows.add(rs.getString(1) + " by " + rs.getString(2) + " with " + rs.getLong(3));
+            }
+            return rows;
+        }
+    }
+}
