@@ -7,7 +7,8 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.Watcher;
 
 /**
- * Waits for a znode to be deleted, with a one-shot watch: no polling. The watch only counts a latch down, so it never
+ * Waits for a znode to be deleted, and for the answer to the delete to have reached the client, with a one-shot
+ * watch and one more read: no polling. The watch only counts a latch down, so it never
  * blocks ZooKeeper's event thread.
  *
  * <p>Thread-safety: stateless.
@@ -31,10 +32,17 @@ final class NodeWatch {
             }
         };
         try {
-            if (client.usingNamespace(null).checkExists().usingWatcher(watcher).forPath(fullPath) == null) {
+            CuratorFramework root = client.usingNamespace(null);
+            if (root.checkExists().usingWatcher(watcher).forPath(fullPath) == null) {
                 return true;
             }
-            return gone.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (!gone.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                return false;
+            }
+            // The watch event can arrive before the answer to the delete: one more read on the same connection is
+            // answered after it, so the deleting thread has its answer by the time this returns.
+            root.checkExists().forPath(fullPath);
+            return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;

@@ -3,6 +3,7 @@ package dev.leasehold.spring;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.StaleTokenException;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import org.springframework.integration.leader.AbstractCandidate;
 import org.springframework.integration.leader.Context;
@@ -22,6 +23,10 @@ final class BillingCandidate extends AbstractCandidate {
     private final Timeline timeline;
     private final BlockingQueue<String> customers = new LinkedBlockingQueue<>();
     private volatile Thread loop;
+    /** Holds the charge of the customer named {@link #SLOW}: a charge still in flight when leadership ends. */
+    private final CountDownLatch slowCharge = new CountDownLatch(1);
+
+    static final String SLOW = "slow";
 
     BillingCandidate(String id, FenceGate gate, Timeline timeline) {
         super(id, "billing");
@@ -46,8 +51,12 @@ final class BillingCandidate extends AbstractCandidate {
 
     private void bill(long token) {
         try {
-            while (!Thread.currentThread().isInterrupted()) {
+            while (true) {
                 String customer = customers.take();
+                if (customer.equals(SLOW)) {
+                    timeline.add(getId() + " charging " + customer);
+                    awaitUninterruptibly(slowCharge); // a charge in flight finishes, interrupt or not
+                }
                 gate.update(RESOURCE, token, "INSERT INTO charges (customer, instance, token) VALUES (?, ?, ?)",
                         customer, getId(), token);
                 timeline.add(getId() + " charged " + customer + " with " + token);
@@ -59,8 +68,29 @@ final class BillingCandidate extends AbstractCandidate {
         }
     }
 
+    /** Lets the charge of {@link #SLOW} finish. */
+    void finishSlowCharge() {
+        slowCharge.countDown();
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Override
     public void onRevoked(Context context) {
+        timeline.add(getId() + " revoking " + ((FencedContext) context).token().value());
         Thread thread = loop;
         if (thread != null) {
             thread.interrupt();

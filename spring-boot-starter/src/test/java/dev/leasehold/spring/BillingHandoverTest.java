@@ -10,6 +10,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
@@ -28,8 +30,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * instances of a billing service elect a leader through the starter, and the leader bills through the
  * {@link FenceGate} with the token from its {@link FencedContext}.
  *
- * <p>Timeline: a starts and leads (token ta) and charges c1; b starts and follows; a's context closes: a's billing
- * loop stops, then a leaves the election; b leads with tb &gt; ta, fences the resource and charges c2; a write with ta
+ * <p>Timeline: a starts and leads (token ta) and charges c1; b starts and follows; a's context closes while a charge
+ * is in flight: a still leads until that charge is done and a's billing loop stopped, then a leaves the election; b leads with tb &gt; ta, fences the resource and charges c2; a write with ta
  * is refused; b's health endpoint shows b leading with tb.
  */
 class BillingHandoverTest {
@@ -64,11 +66,21 @@ class BillingHandoverTest {
                 assertThat(initiatorB.currentLeader()).get().extracting(l -> l.participantId()).isEqualTo("a");
                 assertThat(roleDetails(second)).containsEntry("leading", false);
 
-                a.close();
+                // a is mid-charge when its context closes: leadership must not move until that charge is done
+                BillingCandidate candidateA = a.getBean(BillingCandidate.class);
+                candidateA.charge(BillingCandidate.SLOW);
+                timeline.await("a charging slow");
+                CompletableFuture<Void> closingA = CompletableFuture.runAsync(a::close);
+                timeline.await("a revoking " + tokenA);
+                assertThat(initiatorB.currentLeader()).get().extracting(l -> l.participantId()).isEqualTo("a");
+                assertThat(initiatorB.isLeader()).isFalse();
+                candidateA.finishSlowCharge();
+                closingA.get(20, TimeUnit.SECONDS);
                 long tokenB = tokenOf(timeline.await("b granted "));
                 assertThat(tokenB).isGreaterThan(tokenA);
                 List<String> entries = timeline.entries();
-                assertThat(entries).containsSubsequence("a stopped billing " + tokenA,
+                assertThat(entries).containsSubsequence("a revoking " + tokenA,
+                        "a charged slow with " + tokenA, "a stopped billing " + tokenA,
                         "a event OnRevokedEvent " + tokenA, "b granted " + tokenB);
 
                 second.getBean(BillingCandidate.class).charge("c2");
@@ -78,7 +90,7 @@ class BillingHandoverTest {
                         "INSERT INTO charges (customer, instance, token) VALUES (?, ?, ?)", "c3", "a", tokenA))
                         .isInstanceOf(StaleTokenException.class);
                 assertThat(charges(second.getBean(DataSource.class)))
-                        .containsExactly("c1 by a with " + tokenA, "c2 by b with " + tokenB);
+                        .containsExactly("c1 by a with " + tokenA, "c2 by b with " + tokenB, "slow by a with " + tokenA);
 
                 IndicatedHealthDescriptor health = (IndicatedHealthDescriptor) second.getBean(HealthEndpoint.class)
                         .healthForPath("leasehold");
