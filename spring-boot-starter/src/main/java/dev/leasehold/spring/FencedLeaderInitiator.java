@@ -341,9 +341,9 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
             if (current != null) {
                 selector.interruptLeadership();
                 if (!NodeWatch.awaitDeleted(client, current.token().path(), closeWait)) {
-                    log.warn("[{}] the node of token {} was not deleted within {} ms (is onRevoked still running?);"
-                            + " closing the selector anyway", participantId, current.token().value(),
-                            closeWait.toMillis());
+                    log.warn("[{}] could not see the node of token {} deleted within {} ms (onRevoked still running,"
+                            + " or ZooKeeper unreachable); closing the selector anyway", participantId,
+                            current.token().value(), closeWait.toMillis());
                 }
             }
             selector.close();
