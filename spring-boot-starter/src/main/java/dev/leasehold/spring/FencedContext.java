@@ -18,7 +18,11 @@ import org.springframework.integration.leader.event.AbstractLeaderEvent;
  */
 public interface FencedContext extends Context {
 
-    /** The token of this grant; the same value for the whole grant, also after it ended. */
+    /**
+     * The token of this grant.
+     *
+     * @return the same token for the whole grant, also after it ended
+     */
     FencingToken token();
 
     /**

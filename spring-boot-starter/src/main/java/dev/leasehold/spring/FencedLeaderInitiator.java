@@ -170,44 +170,76 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
         }
     }
 
-    /** {@code true} between {@link #start()} and {@link #stop()}. */
+    /**
+     * Whether this initiator takes part in the election.
+     *
+     * @return {@code true} between {@link #start()} and {@link #stop()}
+     */
     @Override
     public boolean isRunning() {
         return run != null;
     }
 
-    /** {@value #PHASE}: started after, and stopped before, the beans the leader's work uses. */
+    /**
+     * Started after, and stopped before, the beans the leader's work uses.
+     *
+     * @return {@value #PHASE}
+     */
     @Override
     public int getPhase() {
         return PHASE;
     }
 
-    /** The candidate's role. */
+    /**
+     * The candidate's role.
+     *
+     * @return the role, which names the election
+     */
     public String role() {
         return role;
     }
 
-    /** The candidate's id: this participant's id in the election. */
+    /**
+     * The candidate's id.
+     *
+     * @return this participant's id in the election
+     */
     public String participantId() {
         return participantId;
     }
 
-    /** The election's path: the election root, then the role. */
+    /**
+     * The election's path.
+     *
+     * @return the election root, then the role
+     */
     public String electionPath() {
         return electionPath;
     }
 
-    /** The candidate this initiator runs. */
+    /**
+     * The candidate this initiator runs.
+     *
+     * @return the candidate
+     */
     public Candidate candidate() {
         return candidate;
     }
 
-    /** {@code true} while this participant holds a token that has not been withdrawn. A belief, not a guarantee. */
+    /**
+     * Whether this participant leads. A belief, not a guarantee.
+     *
+     * @return {@code true} while this participant holds a token that has not been withdrawn
+     */
     public boolean isLeader() {
         return currentToken().isPresent();
     }
 
-    /** The token of the current grant; empty unless this participant leads. */
+    /**
+     * The token of the current grant.
+     *
+     * @return the token; empty unless this participant leads
+     */
     public Optional<FencingToken> currentToken() {
         Run current = run;
         return current == null ? Optional.empty() : current.selector.currentToken();
@@ -215,7 +247,9 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
 
     /**
      * Who leads this role's election now, read from ZooKeeper (two reads, no watch). A snapshot: see
-     * {@link LeaderInfo}. Empty if nobody takes part or this initiator was never started.
+     * {@link LeaderInfo}.
+     *
+     * @return the leader; empty if nobody takes part or this initiator was never started
      *
      * @throws IllegalStateException if ZooKeeper could not be read (the cause attached)
      */

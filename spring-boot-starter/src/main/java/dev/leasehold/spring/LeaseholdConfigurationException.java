@@ -23,7 +23,11 @@ public class LeaseholdConfigurationException extends IllegalStateException {
         this.action = action;
     }
 
-    /** What to do about it. */
+    /**
+     * What to do about it.
+     *
+     * @return the action for the startup failure report
+     */
     public String action() {
         return action;
     }

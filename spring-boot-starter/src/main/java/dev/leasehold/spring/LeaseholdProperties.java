@@ -19,7 +19,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record LeaseholdProperties(@DefaultValue Zookeeper zookeeper, @DefaultValue Election election,
                                   @DefaultValue Store store) {
 
-    /** The properties with every default: no connect string, so no client is created. */
+    /**
+     * The properties with every default.
+     *
+     * @return the defaults: no connect string, so no client is created
+     */
     public static LeaseholdProperties defaults() {
         return new LeaseholdProperties(new Zookeeper(null, Duration.ofSeconds(60), Duration.ofSeconds(15),
                 new Retry(Duration.ofSeconds(1), 3, Duration.ofSeconds(30)), true, null),
@@ -72,7 +76,16 @@ public record LeaseholdProperties(@DefaultValue Zookeeper zookeeper, @DefaultVal
                             @DefaultValue("15s") Duration connectionTimeout, @DefaultValue Retry retry,
                             @DefaultValue("true") boolean ensembleTracker, String namespace) {
 
-        /** Checks every value; a blank connect string counts as unset. */
+        /**
+         * Checks every value; a blank connect string counts as unset.
+         *
+         * @param connectString     the ensemble, or {@code null}
+         * @param sessionTimeout    the session timeout
+         * @param connectionTimeout the connection timeout
+         * @param retry             the retry policy
+         * @param ensembleTracker   whether to track the ensemble
+         * @param namespace         the namespace, or {@code null}
+         */
         public Zookeeper {
             if (connectString != null && connectString.isBlank()) {
                 connectString = null;
@@ -120,7 +133,13 @@ public record LeaseholdProperties(@DefaultValue Zookeeper zookeeper, @DefaultVal
     public record Retry(@DefaultValue("1s") Duration baseSleep, @DefaultValue("3") int maxRetries,
                         @DefaultValue("30s") Duration maxSleep) {
 
-        /** Checks every value. */
+        /**
+         * Checks every value.
+         *
+         * @param baseSleep  the first sleep
+         * @param maxRetries how many retries
+         * @param maxSleep   the longest sleep
+         */
         public Retry {
             between(baseSleep, Duration.ofMillis(1), Duration.ofMinutes(1), "leasehold.zookeeper.retry.base-sleep");
             if (maxRetries < 0 || maxRetries > 29) {
@@ -140,7 +159,12 @@ public record LeaseholdProperties(@DefaultValue Zookeeper zookeeper, @DefaultVal
     public record Election(@DefaultValue("/leasehold/election") String root,
                            @DefaultValue("10s") Duration closeWait) {
 
-        /** Checks every value. */
+        /**
+         * Checks every value.
+         *
+         * @param root      the election root
+         * @param closeWait the close wait
+         */
         public Election {
             try {
                 ElectionPaths.requireRoot(root);
@@ -171,7 +195,12 @@ public record LeaseholdProperties(@DefaultValue Zookeeper zookeeper, @DefaultVal
     public record Store(@DefaultValue(StoreConfig.DEFAULT_PREFIX) String tablePrefix,
                         @DefaultValue("true") boolean installSchema) {
 
-        /** Checks the prefix with the store's own rule. */
+        /**
+         * Checks the prefix with the store's own rule.
+         *
+         * @param tablePrefix   the table prefix
+         * @param installSchema whether to install the schema
+         */
         public Store {
             try {
                 StoreConfig.defaults().withTablePrefix(tablePrefix);
@@ -180,7 +209,11 @@ public record LeaseholdProperties(@DefaultValue Zookeeper zookeeper, @DefaultVal
             }
         }
 
-        /** The store's configuration with this prefix. */
+        /**
+         * The store's configuration.
+         *
+         * @return the default configuration with this table prefix
+         */
         public StoreConfig toStoreConfig() {
             return StoreConfig.defaults().withTablePrefix(tablePrefix);
         }

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.actuate.info.Info;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
 import org.springframework.boot.health.actuate.endpoint.IndicatedHealthDescriptor;
@@ -99,6 +100,11 @@ class BillingHandoverTest {
                 assertThat(billing).containsEntry("participantId", "b").containsEntry("leading", true)
                         .containsEntry("token", tokenB);
                 assertThat(billing.get("leader")).isEqualTo(Map.of("participantId", "b", "token", tokenB));
+
+                Info.Builder info = new Info.Builder();
+                second.getBean(LeaseholdInfoContributor.class).contribute(info);
+                assertThat(info.build().getDetails().get("leasehold")).isEqualTo(Map.of("connected", true,
+                        "roles", Map.of("billing", billing)));
             }
         } finally {
             a.close();
