@@ -5,10 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.leasehold.store.BatchClaims;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.SlotRuns;
+import java.io.InputStream;
+import java.net.URL;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.List;
+import java.util.Properties;
 import javax.sql.DataSource;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -22,6 +26,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -52,7 +57,7 @@ class StarterConfigurationTest {
     }
 
     @Test
-    void aCandidateWithoutAConnectStringOrAClientBeanFailsTheContextWithOneClearMessage() {
+    void aCandidateWithoutAConnectStringOrAClientBeanFailsTheContextWithOneClearMessage() throws Exception {
         runner.withUserConfiguration(OneCandidate.class).run(context -> {
             assertThat(context).hasFailed();
             Throwable failure = context.getStartupFailure();
@@ -63,6 +68,8 @@ class StarterConfigurationTest {
                     + " not set.");
             assertThat(analysis.getAction()).contains("leasehold.zookeeper.connect-string");
         });
+        assertThat(failureAnalyzers()).as("Spring Boot reports the failure through the starter's analyzer")
+                .contains(LeaseholdFailureAnalyzer.class.getName());
     }
 
     @Test
@@ -145,6 +152,22 @@ class StarterConfigurationTest {
                 });
         assertThat(initiator[0].isRunning()).isFalse();
         assertThat(client[0].getState()).isEqualTo(CuratorFrameworkState.STOPPED);
+    }
+
+    private static List<String> failureAnalyzers() throws Exception {
+        List<String> names = new ArrayList<>();
+        Enumeration<URL> files = StarterConfigurationTest.class.getClassLoader()
+                .getResources("META-INF/spring.factories");
+        while (files.hasMoreElements()) {
+            Properties factories = new Properties();
+            try (InputStream in = files.nextElement().openStream()) {
+                factories.load(in);
+            }
+            for (String name : factories.getProperty(FailureAnalyzer.class.getName(), "").split(",")) {
+                names.add(name.strip());
+            }
+        }
+        return names;
     }
 
     private static List<String> messages(Throwable failure) {
