@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -14,7 +15,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.integration.leader.event.AbstractLeaderEvent;
 
 /**
- * The sample: a Spring Boot application with one {@link BillingCandidate}, an H2 data source and the starter's
+ * The sample: a Spring Boot application with one {@link BillingCandidate}, an H2 or PostgreSQL data source
+ * ({@code billing.jdbc-url}) and the starter's
  * auto-configuration. Each instance gets its id from {@code billing.instance}; the {@link Timeline} is registered by
  * the test, shared by the instances.
  *
@@ -26,8 +28,16 @@ class BillingApplication {
 
     @Bean
     DataSource dataSource(@Value("${billing.jdbc-url}") String url) throws SQLException {
-        JdbcDataSource ds = new JdbcDataSource();
-        ds.setURL(url);
+        DataSource ds;
+        if (url.startsWith("jdbc:postgresql:")) {
+            PGSimpleDataSource pg = new PGSimpleDataSource();
+            pg.setURL(url);
+            ds = pg;
+        } else {
+            JdbcDataSource h2 = new JdbcDataSource();
+            h2.setURL(url);
+            ds = h2;
+        }
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS charges (customer VARCHAR(64) NOT NULL, instance VARCHAR(64) NOT NULL,"
                     + " token BIGINT NOT NULL)");

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
@@ -27,7 +28,8 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The sample application, twice in one JVM on one ZooKeeper ({@link TestingServer}) and one H2 database: two
+ * The sample application, twice in one JVM on one ZooKeeper ({@link TestingServer}) and one database (H2, then
+ * PostgreSQL 17): two
  * instances of a billing service elect a leader through the starter, and the leader bills through the
  * {@link FenceGate} with the token from its {@link FencedContext}.
  *
@@ -50,9 +52,25 @@ class BillingHandoverTest {
     }
 
     @Test
-    void closingTheLeadersContextHandsLeadershipToTheOtherWithAHigherTokenAndTheOldTokenIsRefused() throws Exception {
+    void onH2ClosingTheLeadersContextHandsLeadershipToTheOtherWithAHigherTokenAndTheOldTokenIsRefused()
+            throws Exception {
+        handover("jdbc:h2:mem:billing-handover;DB_CLOSE_DELAY=-1");
+    }
+
+    @Test
+    void onPostgresClosingTheLeadersContextHandsLeadershipToTheOtherWithAHigherTokenAndTheOldTokenIsRefused()
+            throws Exception {
+        if ("root".equals(System.getProperty("user.name"))) {
+            throw new IllegalStateException("PostgreSQL refuses to run as root: run the build as an unprivileged user"
+                    + " (.ci/run does that when started as root)");
+        }
+        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
+            handover(postgres.getJdbcUrl("postgres", "postgres"));
+        }
+    }
+
+    private void handover(String jdbcUrl) throws Exception {
         Timeline timeline = new Timeline();
-        String jdbcUrl = "jdbc:h2:mem:billing-handover;DB_CLOSE_DELAY=-1";
         long tokenA;
         ConfigurableApplicationContext a = start("a", jdbcUrl, timeline);
         try {
