@@ -1,0 +1,234 @@
+package dev.leasehold.spring;
+
+import dev.leasehold.recipes.FencedLeaderSelector;
+import dev.leasehold.recipes.FencedLeaderSelectorListener;
+import dev.leasehold.recipes.FencingToken;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.integration.leader.Candidate;
+import org.springframework.integration.leader.event.LeaderEventPublisher;
+
+/**
+ * One start-to-stop of the initiator: its selector, the thread that calls the candidate, and the current grant.
+ *
+ * <p>The candidate is called on its own thread, not the selector's: the selector's thread is interrupted on a loss
+ * and again when the selector closes, and {@code onRevoked} must be able to wait for the leader's work to stop.
+ * The selector's thread waits for {@code onRevoked} without heeding interrupts, then returns, and only then does
+ * Curator delete the node.
+ *
+ * <p>Thread-safety: thread-safe; used by one {@link FencedLeaderInitiator}.
+ */
+final class ElectionRun implements FencedLeaderSelectorListener {
+
+    private static final Logger log = LoggerFactory.getLogger(FencedLeaderInitiator.class);
+
+    private final Object source;
+    private final CuratorFramework client;
+    private final Candidate candidate;
+    private final String role;
+    private final String participantId;
+    private final String electionPath;
+    private final Duration closeWait;
+    private final Supplier<LeaderEventPublisher> publisher;
+
+    private FencedLeaderSelector selector;
+    private final ThreadPoolExecutor callbacks;
+    private volatile Grant grant;
+    private volatile boolean stopping;
+
+    ElectionRun(Object source, CuratorFramework client, Candidate candidate, String role, String participantId,
+                String electionPath, Duration closeWait, Supplier<LeaderEventPublisher> publisher) {
+        this.source = source;
+        this.client = client;
+        this.candidate = candidate;
+        this.role = role;
+        this.participantId = participantId;
+        this.electionPath = electionPath;
+        this.closeWait = closeWait;
+        this.publisher = publisher;
+        callbacks = new ThreadPoolExecutor(1, 1, 2, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), work -> {
+            Thread thread = new Thread(work, "leasehold-candidate-" + participantId);
+            thread.setDaemon(true);
+            return thread;
+        });
+        callbacks.allowCoreThreadTimeOut(true);
+    }
+
+    @Override
+    public void takeLeadership(CuratorFramework curator, FencingToken token) {
+        if (stopping) {
+            return; // queued again while stopping: give the node up at once, tell the candidate nothing
+        }
+        Grant current = new Grant(token, this);
+        grant = current;
+        LeaderEventPublisher events = publisher.get();
+        AtomicBoolean granted = new AtomicBoolean();
+        try {
+            Future<?> onGranted = callbacks.submit(() -> {
+                candidate.onGranted(current);
+                if (events != null) {
+                    events.publishOnGranted(source, current, role);
+                }
+                granted.set(true);
+                return null;
+            });
+            onGranted.get();
+            current.awaitWithdrawal();
+        } catch (InterruptedException e) {
+            log.debug("[{}] token {} withdrawn", participantId, token.value());
+        } catch (ExecutionException e) {
+            log.error("[{}] onGranted for role '{}' with token {} threw; giving leadership up", participantId,
+                    role, token.value(), e.getCause());
+        } catch (RejectedExecutionException e) {
+            log.debug("[{}] stopped before onGranted for token {}", participantId, token.value());
+        } finally {
+            current.end();
+            awaitRevoked(current, events, granted.get());
+            grant = null;
+        }
+    }
+
+    /** Queues onRevoked after onGranted and waits for it, heeding no interrupt (restored afterwards). */
+    private void awaitRevoked(Grant current, LeaderEventPublisher events, boolean granted) {
+        Future<?> onRevoked;
+        try {
+            onRevoked = callbacks.submit(() -> revoke(current, events, granted));
+        } catch (RejectedExecutionException e) {
+            revoke(current, events, granted); // the executor is shut down only after the selector closed
+            return;
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                onRevoked.get();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (ExecutionException e) {
+                log.error("[{}] revoking role '{}' failed", participantId, role, e.getCause());
+                break;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void revoke(Grant current, LeaderEventPublisher events, boolean granted) {
+        try {
+            candidate.onRevoked(current);
+        } catch (RuntimeException e) {
+            log.error("[{}] onRevoked for role '{}' with token {} threw", participantId, role,
+                    current.token().value(), e);
+        }
+        if (granted && events != null) {
+            try {
+                events.publishOnRevoked(source, current, role);
+            } catch (RuntimeException e) {
+                log.error("[{}] a listener of OnRevokedEvent for role '{}' threw", participantId, role, e);
+            }
+        }
+    }
+
+    /**
+     * Ends the grant, if any, and waits up to the close wait for its node to be deleted (after {@code onRevoked}
+     * returned), then closes the selector. Closing the selector first would interrupt the selector's thread a
+     * second time, possibly while Curator deletes the node.
+     */
+    void stop() {
+        stopping = true;
+        Grant current = grant;
+        if (current != null) {
+            selector.interruptLeadership();
+            if (!NodeWatch.awaitDeleted(client, current.token().path(), closeWait)) {
+                log.warn("[{}] could not see the node of token {} deleted within {} ms (onRevoked still running,"
+                        + " or ZooKeeper unreachable); closing the selector anyway", participantId,
+                        current.token().value(), closeWait.toMillis());
+            }
+        }
+        selector.close();
+        callbacks.shutdown();
+        log.info("[{}] left the election for role '{}' on {}", participantId, role, electionPath);
+    }
+
+    /** Joins the election with this selector, whose listener this run is. */
+    void start(FencedLeaderSelector selector) {
+        this.selector = selector;
+        selector.autoRequeue();
+        selector.start();
+    }
+
+    /** The token of the current grant, if this participant leads. */
+    Optional<FencingToken> currentToken() {
+        return selector.currentToken();
+    }
+
+    /** Called by a grant's yield(): withdraws its token if it is still the current grant. */
+    void yieldGrant(Grant current) {
+        if (grant == current && current.isLeader()) {
+            log.info("[{}] yielding leadership of role '{}' (token {})", participantId, role,
+                    current.token().value());
+            selector.interruptLeadership();
+        }
+    }
+
+    /** The context of one grant. */
+    private final class Grant implements FencedContext {
+
+        private final FencingToken token;
+        private final ElectionRun owner;
+        private final CountDownLatch withdrawn = new CountDownLatch(1);
+        private volatile boolean ended;
+
+        Grant(FencingToken token, ElectionRun owner) {
+            this.token = token;
+            this.owner = owner;
+        }
+
+        @Override
+        public FencingToken token() {
+            return token;
+        }
+
+        @Override
+        public boolean isLeader() {
+            return !ended && owner.selector.currentToken().filter(token::equals).isPresent();
+        }
+
+        @Override
+        public void yield() {
+            owner.yieldGrant(this);
+        }
+
+        @Override
+        public String getRole() {
+            return role;
+        }
+
+        /** Blocks until the selector interrupts this thread (the token was withdrawn). */
+        void awaitWithdrawal() throws InterruptedException {
+            withdrawn.await(); // counted down by nobody: only the interrupt ends the wait
+        }
+
+        void end() {
+            ended = true;
+        }
+
+        @Override
+        public String toString() {
+            return "FencedContext[role=" + role + ", token=" + token + ", leader=" + isLeader() + "]";
+        }
+    }
+}

@@ -1,0 +1,256 @@
+package dev.leasehold.spring;
+
+import dev.leasehold.recipes.FencedLeaderSelector;
+import dev.leasehold.recipes.FencingToken;
+import dev.leasehold.recipes.LeaderInfo;
+import java.time.Duration;
+import java.util.Optional;
+import org.apache.curator.framework.CuratorFramework;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationEventPublisherAware;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.integration.leader.Candidate;
+import org.springframework.integration.leader.event.DefaultLeaderEventPublisher;
+import org.springframework.integration.leader.event.LeaderEventPublisher;
+
+/**
+ * Runs a Spring Integration {@link Candidate} in a fenced election: a {@link FencedLeaderSelector} on
+ * {@code electionRoot + "/" + candidate.getRole()}, with {@code candidate.getId()} as the participant id.
+ *
+ * <p>The candidate is called, and the events published, on the initiator's own thread (never a ZooKeeper or
+ * Curator thread, never under a lock), one call at a time:
+ * <ol>
+ *   <li>grant: {@code candidate.onGranted(context)}, then an {@code OnGrantedEvent}; the context is a
+ *       {@link FencedContext} carrying the grant's {@link FencingToken};</li>
+ *   <li>the selector's thread then waits until the token is withdrawn (SUSPENDED, LOST,
+ *       {@link FencedContext#yield()}, {@link #stop()});</li>
+ *   <li>loss, after the token was withdrawn: {@code candidate.onRevoked(context)}, then an {@code OnRevokedEvent};
+ *       only after {@code onRevoked} returned is the election node deleted and can another participant lead.</li>
+ * </ol>
+ * The participant then queues again, until {@link #stop()}.
+ *
+ * <p>IMPORTANT: {@code onGranted} should start the leader's work and return; {@code onRevoked} should stop that
+ * work and return only once it stopped. Until then this participant keeps its node, so no other participant leads.
+ * {@code onRevoked} runs on a thread that the loss does not interrupt, so it may wait for the work. An
+ * {@code onRevoked} that never returns keeps the node, and so leadership, until the session ends.
+ *
+ * <p>{@link #stop()} (the context closing) withdraws the token, waits up to the close wait for {@code onRevoked} to
+ * return, and the node is deleted only after it returned. It never closes the Curator client: that is the client's owner's job,
+ * after this initiator stopped.
+ *
+ * <p>Thread-safety: thread-safe. Start and stop are meant for the application context's lifecycle thread.
+ */
+public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationEventPublisherAware {
+
+    /** The phase of Spring Integration's own leader initiators: started late, stopped early. */
+    public static final int PHASE = Integer.MAX_VALUE - 1000;
+
+    private static final Logger log = LoggerFactory.getLogger(FencedLeaderInitiator.class);
+
+    private final CuratorFramework client;
+    private final Candidate candidate;
+    private final String role;
+    private final String participantId;
+    private final String electionPath;
+    private final Duration closeWait;
+    private volatile LeaderEventPublisher publisher;
+    private volatile boolean publisherSet;
+    private volatile ElectionRun run;
+    /** The last selector started: kept after stop so {@link #currentLeader()} can still read the election. */
+    private volatile FencedLeaderSelector lastSelector;
+    private final Object lifecycle = new Object();
+
+    /**
+     * An initiator that waits up to {@link FencedLeaderSelector#CLOSE_WAIT_MILLIS} for {@code onRevoked} at stop.
+     *
+     * @param client       a Curator client, started before {@link #start()}; this initiator never closes it
+     * @param candidate    the candidate; its role must be a non-blank znode name and its id non-blank and unique
+     * @param electionRoot the path under which each role has its election, e.g. {@code /leasehold/election}
+     * @throws IllegalArgumentException if an argument is missing or not allowed (the message says which)
+     */
+    public FencedLeaderInitiator(CuratorFramework client, Candidate candidate, String electionRoot) {
+        this(client, candidate, electionRoot, Duration.ofMillis(FencedLeaderSelector.CLOSE_WAIT_MILLIS));
+    }
+
+    /**
+     * @param client       a Curator client, started before {@link #start()}; this initiator never closes it
+     * @param candidate    the candidate; its role must be a non-blank znode name and its id non-blank and unique
+     * @param electionRoot the path under which each role has its election, e.g. {@code /leasehold/election}
+     * @param closeWait    how long {@link #stop()} waits for {@code onRevoked} to return; more than 0, at most 1 h
+     * @throws IllegalArgumentException if an argument is missing or not allowed (the message says which)
+     */
+    public FencedLeaderInitiator(CuratorFramework client, Candidate candidate, String electionRoot,
+                                 Duration closeWait) {
+        if (client == null) {
+            throw new IllegalArgumentException("client must not be null");
+        }
+        if (candidate == null) {
+            throw new IllegalArgumentException("candidate must not be null");
+        }
+        this.client = client;
+        this.candidate = candidate;
+        this.role = ElectionPaths.requireRole(candidate.getRole(), candidate);
+        this.participantId = ElectionPaths.requireId(candidate.getId(), candidate);
+        this.electionPath = ElectionPaths.join(ElectionPaths.requireRoot(electionRoot), role);
+        if (closeWait == null || closeWait.compareTo(Duration.ZERO) <= 0 || closeWait.compareTo(Duration.ofHours(1)) > 0) {
+            throw new IllegalArgumentException("closeWait must be more than 0 and at most 1 hour, was " + closeWait);
+        }
+        this.closeWait = closeWait;
+    }
+
+    /**
+     * Publishes the leader events through this publisher instead of the application context's.
+     *
+     * @param publisher the publisher of {@code OnGrantedEvent} and {@code OnRevokedEvent}
+     */
+    public void setLeaderEventPublisher(LeaderEventPublisher publisher) {
+        if (publisher == null) {
+            throw new IllegalArgumentException("publisher must not be null");
+        }
+        this.publisher = publisher;
+        this.publisherSet = true;
+    }
+
+    /** Called by the application context: leader events go to its listeners unless a publisher was set. */
+    @Override
+    public void setApplicationEventPublisher(ApplicationEventPublisher applicationEventPublisher) {
+        if (!publisherSet) {
+            this.publisher = new DefaultLeaderEventPublisher(applicationEventPublisher);
+        }
+    }
+
+    /**
+     * Joins the election with a new {@link FencedLeaderSelector}. Does nothing if already running.
+     *
+     * @throws IllegalStateException if the client is not started, or another participant with this id is started
+     *                               on this client and election path
+     */
+    @Override
+    public void start() {
+        synchronized (lifecycle) {
+            if (run != null) {
+                return;
+            }
+            ElectionRun next = new ElectionRun(this, client, candidate, role, participantId, electionPath, closeWait,
+                    () -> publisher);
+            FencedLeaderSelector selector = new FencedLeaderSelector(client, electionPath, participantId, next,
+                    closeWait);
+            next.start(selector);
+            lastSelector = selector;
+            run = next;
+            log.info("[{}] joined the election for role '{}' on {}", participantId, role, electionPath);
+        }
+    }
+
+    /**
+     * Leaves the election: withdraws the token and waits up to the close wait for {@code onRevoked} (the leader's work
+     * stopping) to return; the node is deleted after it returned. Does nothing if not running.
+     */
+    @Override
+    public void stop() {
+        ElectionRun stopping;
+        synchronized (lifecycle) {
+            stopping = run;
+            run = null;
+        }
+        if (stopping != null) {
+            stopping.stop();
+        }
+    }
+
+    /**
+     * Whether this initiator takes part in the election.
+     *
+     * @return {@code true} between {@link #start()} and {@link #stop()}
+     */
+    @Override
+    public boolean isRunning() {
+        return run != null;
+    }
+
+    /**
+     * Started after, and stopped before, the beans the leader's work uses.
+     *
+     * @return {@value #PHASE}
+     */
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+
+    /**
+     * The candidate's role.
+     *
+     * @return the role, which names the election
+     */
+    public String role() {
+        return role;
+    }
+
+    /**
+     * The candidate's id.
+     *
+     * @return this participant's id in the election
+     */
+    public String participantId() {
+        return participantId;
+    }
+
+    /**
+     * The election's path.
+     *
+     * @return the election root, then the role
+     */
+    public String electionPath() {
+        return electionPath;
+    }
+
+    /**
+     * The candidate this initiator runs.
+     *
+     * @return the candidate
+     */
+    public Candidate candidate() {
+        return candidate;
+    }
+
+    /**
+     * Whether this participant leads. A belief, not a guarantee.
+     *
+     * @return {@code true} while this participant holds a token that has not been withdrawn
+     */
+    public boolean isLeader() {
+        return currentToken().isPresent();
+    }
+
+    /**
+     * The token of the current grant.
+     *
+     * @return the token; empty unless this participant leads
+     */
+    public Optional<FencingToken> currentToken() {
+        ElectionRun current = run;
+        return current == null ? Optional.empty() : current.currentToken();
+    }
+
+    /**
+     * Who leads this role's election now, read from ZooKeeper (two reads, no watch). A snapshot: see
+     * {@link LeaderInfo}.
+     *
+     * @return the leader; empty if nobody takes part or this initiator was never started
+     *
+     * @throws IllegalStateException if ZooKeeper could not be read (the cause attached)
+     */
+    public Optional<LeaderInfo> currentLeader() {
+        FencedLeaderSelector selector = lastSelector;
+        return selector == null ? Optional.empty() : selector.currentLeader();
+    }
+
+    @Override
+    public String toString() {
+        return "FencedLeaderInitiator[" + participantId + ", role=" + role + ", on " + electionPath + ", running="
+                + isRunning() + "]";
+    }
+}

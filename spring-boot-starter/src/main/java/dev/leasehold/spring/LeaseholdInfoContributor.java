@@ -1,0 +1,38 @@
+package dev.leasehold.spring;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.curator.framework.CuratorFramework;
+import org.springframework.boot.actuate.info.Info;
+import org.springframework.boot.actuate.info.InfoContributor;
+
+/**
+ * Adds {@code leasehold} to the {@code info} endpoint: connected or not, and per role this instance's participant id,
+ * whether it leads, its token, and who leads now.
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+public final class LeaseholdInfoContributor implements InfoContributor {
+
+    private final CuratorFramework client;
+    private final List<FencedLeaderInitiator> initiators;
+
+    /**
+     * @param client     the client the initiators run on, or {@code null} if there is none
+     * @param initiators the initiators to report
+     */
+    public LeaseholdInfoContributor(CuratorFramework client, List<FencedLeaderInitiator> initiators) {
+        this.client = client;
+        this.initiators = List.copyOf(initiators);
+    }
+
+    @Override
+    public void contribute(Info.Builder builder) {
+        boolean connected = ElectionStatus.connected(client);
+        Map<String, Object> leasehold = new LinkedHashMap<>();
+        leasehold.put("connected", connected);
+        leasehold.put("roles", ElectionStatus.roles(initiators, connected));
+        builder.withDetail("leasehold", leasehold);
+    }
+}

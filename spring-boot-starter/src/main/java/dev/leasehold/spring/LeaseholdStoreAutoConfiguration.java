@@ -1,0 +1,112 @@
+package dev.leasehold.spring;
+
+import dev.leasehold.store.BatchClaims;
+import dev.leasehold.store.FenceGate;
+import dev.leasehold.store.FencedSchema;
+import dev.leasehold.store.SlotRuns;
+import dev.leasehold.store.StoreConfig;
+import javax.sql.DataSource;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The fenced store's beans, when the application has one {@link DataSource}: {@link FenceGate}, {@link BatchClaims}
+ * and {@link SlotRuns} on a {@link StoreConfig} from {@code leasehold.store.table-prefix}, with the schema installed
+ * (or upgraded) first unless {@code leasehold.store.install-schema=false}.
+ *
+ * <p>Thread-safety: a configuration class; the store's beans are thread-safe.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+@ConditionalOnClass(FenceGate.class)
+@ConditionalOnSingleCandidate(DataSource.class)
+@EnableConfigurationProperties(LeaseholdProperties.class)
+public class LeaseholdStoreAutoConfiguration {
+
+    /** Created by Spring Boot. */
+    public LeaseholdStoreAutoConfiguration() {
+    }
+
+    /**
+     * The store's configuration.
+     *
+     * @param properties the {@code leasehold.*} properties
+     * @return the default configuration with the table prefix set
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public StoreConfig leaseholdStoreConfig(LeaseholdProperties properties) {
+        return properties.store().toStoreConfig();
+    }
+
+    /**
+     * The store's tables, installed or upgraded at start (idempotent) unless turned off.
+     *
+     * @param dataSource the application's data source
+     * @param config     the store's configuration
+     * @param properties the {@code leasehold.*} properties
+     * @return a marker the store's beans depend on
+     */
+    @Bean
+    public StoreSchema leaseholdStoreSchema(DataSource dataSource, StoreConfig config, LeaseholdProperties properties) {
+        if (properties.store().installSchema()) {
+            FencedSchema.install(dataSource, config);
+        }
+        return new StoreSchema(properties.store().installSchema());
+    }
+
+    /**
+     * The fence gate.
+     *
+     * @param dataSource the application's data source
+     * @param config     the store's configuration
+     * @param schema     installed first
+     * @return the gate
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public FenceGate fenceGate(DataSource dataSource, StoreConfig config, StoreSchema schema) {
+        return new FenceGate(dataSource, config);
+    }
+
+    /**
+     * Batch claims.
+     *
+     * @param dataSource the application's data source
+     * @param config     the store's configuration
+     * @param schema     installed first
+     * @return the claims
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public BatchClaims batchClaims(DataSource dataSource, StoreConfig config, StoreSchema schema) {
+        return new BatchClaims(dataSource, config);
+    }
+
+    /**
+     * Slot runs.
+     *
+     * @param dataSource the application's data source
+     * @param config     the store's configuration
+     * @param schema     installed first
+     * @return the slot runs
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public SlotRuns slotRuns(DataSource dataSource, StoreConfig config, StoreSchema schema) {
+        return new SlotRuns(dataSource, config);
+    }
+
+    /**
+     * Whether the starter installed the store's schema at start.
+     *
+     * <p>Thread-safety: an immutable record.
+     *
+     * @param installed {@code true} if {@code FencedSchema.install} ran at start
+     */
+    public record StoreSchema(boolean installed) {
+    }
+}
