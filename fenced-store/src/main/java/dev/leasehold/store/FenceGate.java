@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -52,6 +53,9 @@ import org.slf4j.LoggerFactory;
  * <p>"Fence first": a new leader should call {@link #advance} with its token before it reads state or acts, so the
  * old leader cannot commit between the new leader's read and its first write.
  *
+ * <p>Every write ({@code write}, {@code call}, {@code update}, {@code advance}) is told to the
+ * {@link StoreConfig#listener()} once it ended: accepted, stale or failed.
+ *
  * <p>Thread-safe: one gate may serve any number of threads; each call uses its own connection and transaction.
  */
 public final class FenceGate {
@@ -88,10 +92,25 @@ public final class FenceGate {
         Args.name(resource, "resource");
         Args.token(token, "token");
         Args.notNull(work, "work");
-        return context.jdbc().inTransaction("fenced write to '" + resource + "' with token " + token, tx -> {
-            pass(tx, resource, token);
-            return null;
-        }, work::call);
+        return told(resource, token, () -> context.jdbc().inTransaction("fenced write to '" + resource
+                + "' with token " + token, tx -> {
+                    pass(tx, resource, token);
+                    return null;
+                }, work::call));
+    }
+
+    /** Runs {@code body}, then tells the store's listener how the write ended (never changing that). */
+    private <T> T told(String resource, long token, Supplier<T> body) {
+        T result;
+        try {
+            result = body.get();
+        } catch (Throwable t) {
+            FenceOutcome outcome = t instanceof StaleTokenException ? FenceOutcome.STALE : FenceOutcome.FAILED;
+            context.events().tell(listener -> listener.fenceWrite(resource, token, outcome));
+            throw t;
+        }
+        context.events().tell(listener -> listener.fenceWrite(resource, token, FenceOutcome.ACCEPTED));
+        return result;
     }
 
     /**
@@ -119,6 +138,10 @@ public final class FenceGate {
                     + " or RETURNING (pass values as parameters), was " + (sql == null ? "null" : "'" + sql + "'"));
         }
         Args.notNull(params, "params");
+        return told(resource, token, () -> inOneOrTwo(resource, token, sql, params));
+    }
+
+    private int inOneOrTwo(String resource, long token, String sql, Object[] params) {
         String operation = "fenced statement on '" + resource + "' with token " + token;
         Optional<TxDialect> known = context.knownTx();
         if (known.isEmpty() || known.get().multiStatement()) {
@@ -173,10 +196,11 @@ public final class FenceGate {
     public void advance(String resource, long token) {
         Args.name(resource, "resource");
         Args.token(token, "token");
-        context.jdbc().inTransaction("advancing the fence of '" + resource + "' to " + token, tx -> {
-            pass(tx, resource, token);
-            return null;
-        });
+        told(resource, token, () -> context.jdbc().inTransaction("advancing the fence of '" + resource + "' to "
+                + token, tx -> {
+                    pass(tx, resource, token);
+                    return null;
+                }));
     }
 
     /** The highest token the resource has accepted, or empty if it has never seen one. */

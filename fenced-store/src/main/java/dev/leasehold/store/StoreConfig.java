@@ -26,9 +26,11 @@ import java.util.regex.Pattern;
  *                    Applied per transaction ({@code SET LOCAL lock_timeout} on PostgreSQL, the session's
  *                    {@code LOCK_TIMEOUT} on H2, set and restored). Whole milliseconds, from 1 ms to 1 hour;
  *                    {@link #DEFAULT_LOCK_TIMEOUT} unless set
+ * @param listener    told what each call decided (fence writes, claims, slots), for metrics; never able to break the
+ *                    store (see {@link StoreListener}); {@link StoreListener#NONE} unless set
  */
 public record StoreConfig(String tablePrefix, Database database, int maxAttempts, int purgeChunk, int sweepLimit,
-                          Duration lockTimeout) {
+                          Duration lockTimeout, StoreListener listener) {
 
     public static final String DEFAULT_PREFIX = "leasehold_";
     public static final int DEFAULT_MAX_ATTEMPTS = 5;
@@ -53,43 +55,51 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
             throw new IllegalArgumentException("lockTimeout must be whole milliseconds from 1 ms to "
                     + MAX_LOCK_TIMEOUT + ", was " + lockTimeout);
         }
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null; use StoreListener.NONE for none");
+        }
     }
 
     /**
      * Tables named {@code leasehold_*}, the dialect detected, 5 attempts, chunks of 1,000, sweeps of 100, a lock
-     * timeout of {@link #DEFAULT_LOCK_TIMEOUT}.
+     * timeout of {@link #DEFAULT_LOCK_TIMEOUT}, no listener.
      */
     public static StoreConfig defaults() {
         return new StoreConfig(DEFAULT_PREFIX, null, DEFAULT_MAX_ATTEMPTS, DEFAULT_PURGE_CHUNK, DEFAULT_SWEEP_LIMIT,
-                DEFAULT_LOCK_TIMEOUT);
+                DEFAULT_LOCK_TIMEOUT, StoreListener.NONE);
     }
 
     public StoreConfig withTablePrefix(String prefix) {
-        return new StoreConfig(prefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
+        return new StoreConfig(prefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener);
     }
 
     public StoreConfig withDatabase(Database database) {
         if (database == null) {
             throw new IllegalArgumentException("database must not be null; use defaults() to detect it");
         }
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener);
     }
 
     public StoreConfig withMaxAttempts(int maxAttempts) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener);
     }
 
     public StoreConfig withPurgeChunk(int purgeChunk) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener);
     }
 
     public StoreConfig withSweepLimit(int sweepLimit) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener);
     }
 
     /** See {@link #lockTimeout()}. */
     public StoreConfig withLockTimeout(Duration lockTimeout) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener);
+    }
+
+    /** See {@link #listener()}. */
+    public StoreConfig withListener(StoreListener listener) {
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener);
     }
 
     public Optional<Database> forcedDatabase() {
