@@ -28,14 +28,19 @@ import java.util.regex.Pattern;
  *                    {@link #DEFAULT_LOCK_TIMEOUT} unless set
  * @param listener    told what each call decided (fence writes, claims, slots), for metrics; never able to break the
  *                    store (see {@link StoreListener}); {@link StoreListener#NONE} unless set
+ * @param historyLimit how many changes of its mark {@link FenceGate#history} keeps per resource: recording a new one
+ *                    deletes the resource's oldest beyond this many (re-bases are kept in their own audit table and
+ *                    never deleted); 1 to 1,000,000, default 1,000
  */
 public record StoreConfig(String tablePrefix, Database database, int maxAttempts, int purgeChunk, int sweepLimit,
-                          Duration lockTimeout, StoreListener listener) {
+                          Duration lockTimeout, StoreListener listener,
+                          int historyLimit) {
 
     public static final String DEFAULT_PREFIX = "leasehold_";
     public static final int DEFAULT_MAX_ATTEMPTS = 5;
     public static final int DEFAULT_PURGE_CHUNK = 1_000;
     public static final int DEFAULT_SWEEP_LIMIT = 100;
+    public static final int DEFAULT_HISTORY_LIMIT = 1_000;
     /** Long enough for any healthy transaction of the store, short enough that a stuck one is noticed. */
     public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration MAX_LOCK_TIMEOUT = Duration.ofHours(1);
@@ -58,48 +63,62 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
         if (listener == null) {
             throw new IllegalArgumentException("listener must not be null; use StoreListener.NONE for none");
         }
+        within(historyLimit, 1, 1_000_000, "historyLimit");
     }
 
     /**
      * Tables named {@code leasehold_*}, the dialect detected, 5 attempts, chunks of 1,000, sweeps of 100, a lock
-     * timeout of {@link #DEFAULT_LOCK_TIMEOUT}, no listener.
+     * timeout of {@link #DEFAULT_LOCK_TIMEOUT}, no listener, a history of 1,000 marks per resource.
      */
     public static StoreConfig defaults() {
         return new StoreConfig(DEFAULT_PREFIX, null, DEFAULT_MAX_ATTEMPTS, DEFAULT_PURGE_CHUNK, DEFAULT_SWEEP_LIMIT,
-                DEFAULT_LOCK_TIMEOUT, StoreListener.NONE);
+                DEFAULT_LOCK_TIMEOUT, StoreListener.NONE, DEFAULT_HISTORY_LIMIT);
     }
 
     public StoreConfig withTablePrefix(String prefix) {
-        return new StoreConfig(prefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener);
+        return new StoreConfig(prefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
+                historyLimit);
     }
 
     public StoreConfig withDatabase(Database database) {
         if (database == null) {
             throw new IllegalArgumentException("database must not be null; use defaults() to detect it");
         }
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
+                historyLimit);
     }
 
     public StoreConfig withMaxAttempts(int maxAttempts) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
+                historyLimit);
     }
 
     public StoreConfig withPurgeChunk(int purgeChunk) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
+                historyLimit);
     }
 
     public StoreConfig withSweepLimit(int sweepLimit) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
+                historyLimit);
     }
 
     /** See {@link #lockTimeout()}. */
     public StoreConfig withLockTimeout(Duration lockTimeout) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
+                historyLimit);
     }
 
     /** See {@link #listener()}. */
     public StoreConfig withListener(StoreListener listener) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
+                historyLimit);
+    }
+
+    /** See {@link #historyLimit()}. */
+    public StoreConfig withHistoryLimit(int historyLimit) {
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
+                historyLimit);
     }
 
     public Optional<Database> forcedDatabase() {
