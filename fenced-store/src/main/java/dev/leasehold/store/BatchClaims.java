@@ -40,6 +40,9 @@ import javax.sql.DataSource;
  * {@link StoreConfig#maxAttempts()} (default 5). A lease that ends counts as an attempt too: the next claim takes the
  * batch again, or marks it failed if that was its last attempt. A failed batch is never claimed again.
  *
+ * <p>Every decision (claimed, empty, finished, lost, ...) is told to {@link StoreConfig#listener()} after the call
+ * ended.
+ *
  * <p>A lease bounds how long a silent claimer blocks a batch; it does not stop a paused claimer from running on.
  * What stops its results from counting is the fence; what stops an outside system from receiving its work twice is
  * an idempotency key (the batch id).
@@ -109,6 +112,13 @@ public final class BatchClaims {
      * @return the claim, or empty if no batch is claimable now
      */
     public Optional<BatchClaim> claimNext(String owner, Duration lease) {
+        return context.events().after(() -> claimOne(owner, lease),
+                claim -> listener -> listener.claims(
+                        claim.isPresent() ? ClaimOutcome.CLAIMED : ClaimOutcome.EMPTY, 1),
+                listener -> listener.claims(ClaimOutcome.ERROR, 1));
+    }
+
+    private Optional<BatchClaim> claimOne(String owner, Duration lease) {
         Args.name(owner, "owner");
         long leaseMillis = Args.leaseMillis(lease);
         String operation = "claiming a batch for '" + owner + "'";
@@ -139,6 +149,13 @@ public final class BatchClaims {
      *                                  of at most 7 days, or {@code max} out of range; nothing is claimed then
      */
     public List<BatchClaim> claimUpTo(String owner, Duration lease, int max) {
+        return context.events().after(() -> claimMany(owner, lease, max),
+                claims -> listener -> listener.claims(
+                        claims.isEmpty() ? ClaimOutcome.EMPTY : ClaimOutcome.CLAIMED, Math.max(1, claims.size())),
+                listener -> listener.claims(ClaimOutcome.ERROR, 1));
+    }
+
+    private List<BatchClaim> claimMany(String owner, Duration lease, int max) {
         Args.name(owner, "owner");
         long leaseMillis = Args.leaseMillis(lease);
         ClaimLists.max(max);
@@ -168,6 +185,19 @@ public final class BatchClaims {
      *                                  twice, or there are more than 1,000; nothing is written then
      */
     public FinishOutcome finishAll(List<BatchClaim> claims, String result) {
+        return context.events().after(() -> finishMany(claims, result),
+                outcome -> listener -> {
+                    if (!outcome.finished().isEmpty()) {
+                        listener.claims(ClaimOutcome.FINISHED, outcome.finished().size());
+                    }
+                    if (!outcome.refused().isEmpty()) {
+                        listener.claims(ClaimOutcome.LOST_ON_FINISH, outcome.refused().size());
+                    }
+                },
+                listener -> listener.claims(ClaimOutcome.ERROR, 1));
+    }
+
+    private FinishOutcome finishMany(List<BatchClaim> claims, String result) {
         List<BatchClaim> given = ClaimLists.claims(claims);
         Args.notNull(result, "result");
         if (given.isEmpty()) {
@@ -195,6 +225,16 @@ public final class BatchClaims {
      * @return false if the claim was lost (the batch was claimed again, or finished)
      */
     public boolean renew(BatchClaim claim, Duration lease) {
+        return context.events().after(() -> renewOne(claim, lease),
+                renewed -> listener -> {
+                    if (!renewed) {
+                        listener.claims(ClaimOutcome.LOST_ON_RENEW, 1);
+                    }
+                },
+                listener -> listener.claims(ClaimOutcome.ERROR, 1));
+    }
+
+    private boolean renewOne(BatchClaim claim, Duration lease) {
         Args.notNull(claim, "claim");
         long leaseMillis = Args.leaseMillis(lease);
         return context.jdbc().withConnection("renewing the claim on batch '" + claim.batchId() + "'", connection -> {
@@ -213,6 +253,13 @@ public final class BatchClaims {
      * @return false if the claim was lost: 0 rows changed, nothing written. Stop and send nothing more.
      */
     public boolean finish(BatchClaim claim, String result) {
+        return context.events().after(() -> finishOne(claim, result),
+                done -> listener -> listener.claims(
+                        done ? ClaimOutcome.FINISHED : ClaimOutcome.LOST_ON_FINISH, 1),
+                listener -> listener.claims(ClaimOutcome.ERROR, 1));
+    }
+
+    private boolean finishOne(BatchClaim claim, String result) {
         Args.notNull(claim, "claim");
         Args.notNull(result, "result");
         return context.jdbc().withConnection("finishing batch '" + claim.batchId() + "'", connection -> {
@@ -234,6 +281,13 @@ public final class BatchClaims {
      * @return false if the claim was lost (claimed again, finished, or already failed): 0 rows changed
      */
     public boolean fail(BatchClaim claim, String error) {
+        return context.events().after(() -> failOne(claim, error),
+                recorded -> listener -> listener.claims(
+                        recorded ? ClaimOutcome.ATTEMPT_FAILED : ClaimOutcome.LOST_ON_FINISH, 1),
+                listener -> listener.claims(ClaimOutcome.ERROR, 1));
+    }
+
+    private boolean failOne(BatchClaim claim, String error) {
         Args.notNull(claim, "claim");
         Args.notNull(error, "error");
         long max = config.maxAttempts();

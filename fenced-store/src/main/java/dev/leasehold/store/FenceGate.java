@@ -1,6 +1,7 @@
 package dev.leasehold.store;
 
 import dev.leasehold.store.internal.Args;
+import dev.leasehold.store.internal.FenceHistory;
 import dev.leasehold.store.internal.Jdbc;
 import dev.leasehold.store.internal.SqlDialect;
 import dev.leasehold.store.internal.SqlStates;
@@ -9,8 +10,11 @@ import dev.leasehold.store.internal.TxDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -53,6 +57,9 @@ import org.slf4j.LoggerFactory;
  * <p>"Fence first": a new leader should call {@link #advance} with its token before it reads state or acts, so the
  * old leader cannot commit between the new leader's read and its first write.
  *
+ * <p>Every write ({@code write}, {@code call}, {@code update}, {@code advance}) is told to the
+ * {@link StoreConfig#listener()} once it ended: accepted, stale or failed.
+ *
  * <p>Thread-safe: one gate may serve any number of threads; each call uses its own connection and transaction.
  */
 public final class FenceGate {
@@ -60,6 +67,9 @@ public final class FenceGate {
     private static final Logger log = LoggerFactory.getLogger(FenceGate.class);
 
     private final StoreContext context;
+    private final int historyLimit;
+    /** Per resource, the token this gate last saw pass and commit: the same token again cannot change the mark. */
+    private final Map<String, Long> passed = new ConcurrentHashMap<>();
 
     /**
      * A gate on {@code ds} with {@link StoreConfig#defaults()}.
@@ -78,6 +88,7 @@ public final class FenceGate {
      */
     public FenceGate(DataSource ds, StoreConfig config) {
         this.context = new StoreContext(ds, config);
+        this.historyLimit = config.historyLimit();
     }
 
     /**
@@ -113,10 +124,48 @@ public final class FenceGate {
         Args.name(resource, "resource");
         Args.token(token, "token");
         Args.notNull(work, "work");
-        return context.jdbc().inTransaction("fenced write to '" + resource + "' with token " + token, tx -> {
+        return told(resource, token, () -> committed(resource, token, context.jdbc().inTransaction("fenced write to '"
+                + resource + "' with token " + token, tx -> {
+                    passAndRecord(tx, resource, token, null);
+                    return null;
+                }, work::call)));
+    }
+
+    /** After a commit: remembers that {@code token} passed for {@code resource}, and returns {@code result}. */
+    private <T> T committed(String resource, long token, T result) {
+        passed.merge(resource, token, Math::max);
+        return result;
+    }
+
+    /**
+     * The check, and a history row if the token raised the mark. A token this gate saw pass and commit before costs
+     * nothing more; a new one costs a locking read of the mark first, once, and an insert if the mark rose.
+     */
+    private void passAndRecord(Connection tx, String resource, long token, String holder) throws SQLException {
+        Long last = passed.get(resource);
+        if (last != null && last == token) {
             pass(tx, resource, token);
-            return null;
-        }, work::call);
+            return;
+        }
+        OptionalLong before = FenceHistory.lockMark(tx, context.sql(), resource);
+        pass(tx, resource, token);
+        if (before.isEmpty() || before.getAsLong() < token) {
+            FenceHistory.raised(tx, context.sql(), resource, token, before, holder, historyLimit);
+        }
+    }
+
+    /** Runs {@code body}, then tells the store's listener how the write ended (never changing that). */
+    private <T> T told(String resource, long token, Supplier<T> body) {
+        T result;
+        try {
+            result = body.get();
+        } catch (Throwable t) {
+            FenceOutcome outcome = t instanceof StaleTokenException ? FenceOutcome.STALE : FenceOutcome.FAILED;
+            context.events().tell(listener -> listener.fenceWrite(resource, token, outcome));
+            throw t;
+        }
+        context.events().tell(listener -> listener.fenceWrite(resource, token, FenceOutcome.ACCEPTED));
+        return result;
     }
 
     /**
@@ -149,19 +198,25 @@ public final class FenceGate {
                     + " or RETURNING (pass values as parameters), was " + (sql == null ? "null" : "'" + sql + "'"));
         }
         Args.notNull(params, "params");
+        return told(resource, token, () -> inOneOrTwo(resource, token, sql, params));
+    }
+
+    private int inOneOrTwo(String resource, long token, String sql, Object[] params) {
         String operation = "fenced statement on '" + resource + "' with token " + token;
         Optional<TxDialect> known = context.knownTx();
-        if (known.isEmpty() || known.get().multiStatement()) {
+        Long last = passed.get(resource);
+        boolean seen = last != null && last == token; // else the two-step path records the mark's change
+        if (seen && (known.isEmpty() || known.get().multiStatement())) {
             Integer count = context.jdbc().withConnection(operation, tx -> inOneRoundTrip(operation, tx, resource,
                     token, sql, params));
             if (count != null) {
                 return count;
             }
         }
-        return context.jdbc().inTransaction(operation, tx -> {
-            pass(tx, resource, token);
+        return committed(resource, token, context.jdbc().inTransaction(operation, tx -> {
+            passAndRecord(tx, resource, token, null);
             return null;
-        }, tx -> Jdbc.updates(tx, List.of(sql), params)[0]);
+        }, tx -> Jdbc.updates(tx, List.of(sql), params)[0]));
     }
 
     /** The check, the statement and the commit in one round trip; null where the database cannot. */
@@ -203,12 +258,47 @@ public final class FenceGate {
      * @throws StaleTokenException if a higher token was already seen
      */
     public void advance(String resource, long token) {
+        advance(resource, token, null);
+    }
+
+    /**
+     * Like {@link #advance(String, long)}, and if the token raises the mark, the history row names {@code holder}
+     * (a participant id, a host name): who held this token, for the incident review.
+     *
+     * @param holder a label of at most 200 characters, or null for none
+     * @throws StaleTokenException if a higher token was already seen
+     */
+    public void advance(String resource, long token, String holder) {
         Args.name(resource, "resource");
         Args.token(token, "token");
-        context.jdbc().inTransaction("advancing the fence of '" + resource + "' to " + token, tx -> {
-            pass(tx, resource, token);
-            return null;
-        });
+        if (holder != null) {
+            Args.name(holder, "holder");
+        }
+        told(resource, token, () -> committed(resource, token, context.jdbc().inTransaction("advancing the fence"
+                + " of '" + resource + "' to " + token, tx -> {
+                    passAndRecord(tx, resource, token, holder);
+                    return null;
+                })));
+    }
+
+    /**
+     * The newest {@code limit} changes of the resource's mark, newest first: every token that became its mark
+     * ({@link #advance}, or the first accepted write with a higher token), with the mark before it, the holder if
+     * {@link #advance(String, long, String)} named one, and the database time; and every {@link #rebase}, with its
+     * operator and reason. The table keeps {@link StoreConfig#historyLimit()} raises per resource; re-bases are never
+     * deleted (a re-base audited before schema version 4 was copied in by that migration). Answers "who held token
+     * 33, from when to when, and what came after".
+     *
+     * @param limit 1 to 10,000
+     * @throws IllegalArgumentException if the resource is blank or too long, or {@code limit} out of range
+     */
+    public List<MarkChange> history(String resource, int limit) {
+        Args.name(resource, "resource");
+        if (limit < 1 || limit > 10_000) {
+            throw new IllegalArgumentException("limit must be between 1 and 10000, was " + limit);
+        }
+        return context.jdbc().withConnection("reading the history of the fence of '" + resource + "'",
+                connection -> FenceHistory.read(connection, context.sql(), resource, limit));
     }
 
     /**
@@ -260,8 +350,11 @@ public final class FenceGate {
                     + (before.isEmpty() ? "NULL" : "?") + ", ?, ?, ?, " + sql.now() + ")",
                     before.isEmpty() ? new Object[] {resource, newToken, operator, reason}
                             : new Object[] {resource, before.get(0), newToken, operator, reason});
-            return before.isEmpty() ? OptionalLong.empty() : OptionalLong.of(before.get(0));
+            OptionalLong previous = before.isEmpty() ? OptionalLong.empty() : OptionalLong.of(before.get(0));
+            FenceHistory.rebased(tx, sql, resource, newToken, previous, operator, reason);
+            return previous;
         });
+        passed.remove(resource); // the mark may be lower now: a token of ours raising it again is a change to record
         log.warn("fence of resource '{}' RE-BASED from {} to {} by '{}': {}", resource,
                 old.isPresent() ? old.getAsLong() : "nothing", newToken, operator, reason);
         return old;

@@ -16,7 +16,7 @@ import javax.sql.DataSource;
 
 /**
  * The fenced store's tables, versioned: the fence marks ({@code leasehold_fence}), their re-base audit
- * ({@code leasehold_fence_rebase}), batches ({@code leasehold_batches}), slot runs ({@code leasehold_slot_runs}),
+ * ({@code leasehold_fence_rebase}), their history ({@code leasehold_fence_history}), batches ({@code leasehold_batches}), slot runs ({@code leasehold_slot_runs}),
  * the outbox ({@code leasehold_outbox}), and {@code leasehold_schema_version}, one row per applied migration. Stateless and thread-safe.
  *
  * <p>Three ways to use it:

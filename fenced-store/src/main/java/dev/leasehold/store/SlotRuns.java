@@ -32,7 +32,10 @@ import javax.sql.DataSource;
  *   <li>{@link #complete} is conditional on the fence. The result is stored per (job, slot), so running a slot again
  *       is idempotent: a second claim of a done slot loses.</li>
  * </ul>
- * "Exactly once" is really at-least-once plus idempotence per slot: a slow runner may still be running beside the
+ * Every decision (won, lost the race, taken over, late complete rejected, ...) is told to
+ * {@link StoreConfig#listener()} after the call ended.
+ *
+ * <p>"Exactly once" is really at-least-once plus idempotence per slot: a slow runner may still be running beside the
  * sweeper; only one of them can complete. Make the lease longer than the p99.9 run time, or {@link #renew} it.
  */
 public final class SlotRuns {
@@ -82,6 +85,13 @@ public final class SlotRuns {
      * @return the claim, or empty if the slot was already claimed
      */
     public Optional<SlotClaim> tryClaim(String job, Instant slot, String runner, Duration lease) {
+        return context.events().after(() -> claimOne(job, slot, runner, lease),
+                claim -> listener -> listener.slots(job,
+                        claim.isPresent() ? SlotOutcome.WON : SlotOutcome.LOST_RACE, 1),
+                listener -> listener.slots(job, SlotOutcome.ERROR, 1));
+    }
+
+    private Optional<SlotClaim> claimOne(String job, Instant slot, String runner, Duration lease) {
         Args.name(job, "job");
         Args.slot(slot, "slot");
         Args.name(runner, "runner");
@@ -113,6 +123,16 @@ public final class SlotRuns {
      * @return the claims taken over, oldest slot first
      */
     public List<SlotClaim> sweep(String job, String runner, Duration lease) {
+        return context.events().after(() -> sweepOnce(job, runner, lease),
+                taken -> listener -> {
+                    if (!taken.isEmpty()) {
+                        listener.slots(job, SlotOutcome.TAKEN_OVER, taken.size());
+                    }
+                },
+                listener -> listener.slots(job, SlotOutcome.ERROR, 1));
+    }
+
+    private List<SlotClaim> sweepOnce(String job, String runner, Duration lease) {
         Args.name(job, "job");
         Args.name(runner, "runner");
         long leaseMillis = Args.leaseMillis(lease);
@@ -256,6 +276,16 @@ public final class SlotRuns {
      * @return false if the claim was swept to another runner (or the slot is done)
      */
     public boolean renew(SlotClaim claim, Duration lease) {
+        return context.events().after(() -> renewOne(claim, lease),
+                renewed -> listener -> {
+                    if (!renewed) {
+                        listener.slots(claim.job(), SlotOutcome.RENEW_REJECTED, 1);
+                    }
+                },
+                listener -> listener.slots(claim.job(), SlotOutcome.ERROR, 1));
+    }
+
+    private boolean renewOne(SlotClaim claim, Duration lease) {
         Args.notNull(claim, "claim");
         long leaseMillis = Args.leaseMillis(lease);
         return context.jdbc().withConnection("renewing slot " + claim.slot() + " of '" + claim.job() + "'",
@@ -275,6 +305,13 @@ public final class SlotRuns {
      * @return false if the claim is stale (the slot was swept to another runner, or is already done)
      */
     public boolean complete(SlotClaim claim, String result) {
+        return context.events().after(() -> completeOne(claim, result),
+                done -> listener -> listener.slots(claim.job(),
+                        done ? SlotOutcome.COMPLETED : SlotOutcome.LATE_COMPLETE_REJECTED, 1),
+                listener -> listener.slots(claim.job(), SlotOutcome.ERROR, 1));
+    }
+
+    private boolean completeOne(SlotClaim claim, String result) {
         Args.notNull(claim, "claim");
         Args.notNull(result, "result");
         return context.jdbc().withConnection("completing slot " + claim.slot() + " of '" + claim.job() + "'",

@@ -27,9 +27,15 @@ import java.util.regex.Pattern;
  *                    {@code LOCK_TIMEOUT} on H2, set and restored; {@code innodb_lock_wait_timeout} on MariaDB and
  *                    MySQL, set and restored, rounded up to whole seconds). Whole milliseconds, from 1 ms to 1 hour;
  *                    {@link #DEFAULT_LOCK_TIMEOUT} unless set
+ * @param listener    told what each call decided (fence writes, claims, slots), for metrics; never able to break the
+ *                    store (see {@link StoreListener}); {@link StoreListener#NONE} unless set
+ * @param historyLimit how many changes of its mark {@link FenceGate#history} keeps per resource: recording a new one
+ *                    deletes the resource's oldest beyond this many (re-bases are kept in their own audit table and
+ *                    never deleted); 1 to 1,000,000, default 1,000
  */
 public record StoreConfig(String tablePrefix, Database database, int maxAttempts, int purgeChunk, int sweepLimit,
-                          Duration lockTimeout) {
+                          Duration lockTimeout, StoreListener listener,
+                          int historyLimit) {
 
     /** The table prefix of {@link #defaults()}. */
     public static final String DEFAULT_PREFIX = "leasehold_";
@@ -39,6 +45,8 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
     public static final int DEFAULT_PURGE_CHUNK = 1_000;
     /** The slots per sweep of {@link #defaults()}. */
     public static final int DEFAULT_SWEEP_LIMIT = 100;
+    /** The history kept per resource by {@link #defaults()}. */
+    public static final int DEFAULT_HISTORY_LIMIT = 1_000;
     /** Long enough for any healthy transaction of the store, short enough that a stuck one is noticed. */
     public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration MAX_LOCK_TIMEOUT = Duration.ofHours(1);
@@ -69,17 +77,21 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
             throw new IllegalArgumentException("lockTimeout must be whole milliseconds from 1 ms to "
                     + MAX_LOCK_TIMEOUT + ", was " + lockTimeout);
         }
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null; use StoreListener.NONE for none");
+        }
+        within(historyLimit, 1, 1_000_000, "historyLimit");
     }
 
     /**
      * Tables named {@code leasehold_*}, the dialect detected, 5 attempts, chunks of 1,000, sweeps of 100, a lock
-     * timeout of {@link #DEFAULT_LOCK_TIMEOUT}.
+     * timeout of {@link #DEFAULT_LOCK_TIMEOUT}, no listener, a history of 1,000 marks per resource.
      *
      * @return the default configuration
      */
     public static StoreConfig defaults() {
         return new StoreConfig(DEFAULT_PREFIX, null, DEFAULT_MAX_ATTEMPTS, DEFAULT_PURGE_CHUNK, DEFAULT_SWEEP_LIMIT,
-                DEFAULT_LOCK_TIMEOUT);
+                DEFAULT_LOCK_TIMEOUT, StoreListener.NONE, DEFAULT_HISTORY_LIMIT);
     }
 
     /**
@@ -88,7 +100,8 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
      * @throws IllegalArgumentException if it is not a valid prefix
      */
     public StoreConfig withTablePrefix(String prefix) {
-        return new StoreConfig(prefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
+        return new StoreConfig(prefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
+                historyLimit);
     }
 
     /**
@@ -100,7 +113,8 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
         if (database == null) {
             throw new IllegalArgumentException("database must not be null; use defaults() to detect it");
         }
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
+                historyLimit);
     }
 
     /**
@@ -109,7 +123,8 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
      * @throws IllegalArgumentException if it is out of range
      */
     public StoreConfig withMaxAttempts(int maxAttempts) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
+                historyLimit);
     }
 
     /**
@@ -118,7 +133,8 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
      * @throws IllegalArgumentException if it is out of range
      */
     public StoreConfig withPurgeChunk(int purgeChunk) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
+                historyLimit);
     }
 
     /**
@@ -127,7 +143,8 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
      * @throws IllegalArgumentException if it is out of range
      */
     public StoreConfig withSweepLimit(int sweepLimit) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
+                historyLimit);
     }
 
     /**
@@ -136,7 +153,20 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
      * @throws IllegalArgumentException if it is out of range
      */
     public StoreConfig withLockTimeout(Duration lockTimeout) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout);
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
+                historyLimit);
+    }
+
+    /** See {@link #listener()}. */
+    public StoreConfig withListener(StoreListener listener) {
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
+                historyLimit);
+    }
+
+    /** See {@link #historyLimit()}. */
+    public StoreConfig withHistoryLimit(int historyLimit) {
+        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
+                historyLimit);
     }
 
     /** @return the dialect set with {@link #withDatabase}, or empty if it is detected from the connection */

@@ -70,8 +70,8 @@ abstract class FencedStoreContract {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS " + WRITES + " (id " + identityType() + " PRIMARY KEY,"
                     + " resource VARCHAR(200) NOT NULL, token BIGINT NOT NULL, note VARCHAR(200))");
-            for (String table : List.of(WRITES, "leasehold_fence", "leasehold_fence_rebase", "leasehold_batches",
-                    "leasehold_slot_runs")) {
+            for (String table : List.of(WRITES, "leasehold_fence", "leasehold_fence_rebase", "leasehold_fence_history",
+                    "leasehold_batches", "leasehold_slot_runs")) {
                 s.execute("DELETE FROM " + table);
             }
         }

@@ -50,8 +50,8 @@ abstract class SchemaVersionContract {
         FencedSchema.install(dataSource(), config);
         FencedSchema.install(dataSource(), config);
 
-        assertThat(versions("sv_fresh_")).containsExactly(1, 2, 3);
-        assertThat(FencedSchema.currentVersion()).isEqualTo(3);
+        assertThat(versions("sv_fresh_")).containsExactly(1, 2, 3, 4);
+        assertThat(FencedSchema.currentVersion()).isEqualTo(4);
         FencedSchema.verify(dataSource(), config);
     }
 
@@ -79,7 +79,7 @@ abstract class SchemaVersionContract {
         FencedSchema.install(dataSource(), config);
 
         FencedSchema.verify(dataSource(), config);
-        assertThat(versions(p)).containsExactly(1, 2, 3);
+        assertThat(versions(p)).containsExactly(1, 2, 3, 4);
         assertThat(new FenceGate(dataSource(), config).highestToken("billing")).hasValue(42);
         BatchClaims batches = new BatchClaims(dataSource(), config);
         assertThat(batches.state("claimed-twice")).get().extracting(BatchState::attempts).isEqualTo(2);
@@ -104,7 +104,7 @@ abstract class SchemaVersionContract {
 
         FencedSchema.verify(dataSource(), config);
         FencedSchema.install(dataSource(), config);
-        assertThat(versions("sv_tool_")).containsExactly(1, 2, 3);
+        assertThat(versions("sv_tool_")).containsExactly(1, 2, 3, 4);
         BatchClaims batches = new BatchClaims(dataSource(), config);
         batches.enqueue("b", "p");
         assertThat(batches.claimNext("w", Duration.ofSeconds(30))).isPresent();
@@ -117,7 +117,7 @@ abstract class SchemaVersionContract {
         execute("DELETE FROM sv_behind_schema_version WHERE version >= 2");
 
         assertThatThrownBy(() -> FencedSchema.verify(dataSource(), config)).isInstanceOf(StoreException.class)
-                .hasMessageContaining("is at version 1; this release needs version 3")
+                .hasMessageContaining("is at version 1; this release needs version 4")
                 .hasMessageContaining("FencedSchema.install");
     }
 
@@ -165,7 +165,7 @@ abstract class SchemaVersionContract {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(versions("sv_race_")).containsExactly(1, 2, 3);
+        assertThat(versions("sv_race_")).containsExactly(1, 2, 3, 4);
         FencedSchema.verify(dataSource(), config);
     }
 

@@ -2,6 +2,8 @@ package dev.leasehold.scenarios;
 
 import dev.leasehold.scenarios.chaos.ChaosCampaign;
 import dev.leasehold.scenarios.chaos.ChaosDatabase;
+import dev.leasehold.scenarios.ops.InspectCommand;
+import dev.leasehold.scenarios.ops.RebaseCommand;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -23,7 +25,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "leasehold-scenarios", mixinStandardHelpOptions = true, version = "leasehold-scenarios 0.1.0",
         description = "Replays the incidents as they happened and with Leasehold, and draws their timelines.",
-        subcommands = {Main.Run.class, Main.ListScenarios.class, Main.BenchCommand.class, Main.ChaosCommand.class})
+        subcommands = {Main.Run.class, Main.ListScenarios.class, Main.BenchCommand.class, Main.ChaosCommand.class,
+                InspectCommand.class, RebaseCommand.class})
 public final class Main implements Callable<Integer> {
 
     /** Options shared by the top command and {@code run}. */

@@ -235,7 +235,8 @@ public abstract class SqlDialect {
         return List.of(
                 new Migration(1, "fence marks, rebase audit, batches, slot runs", v1()),
                 new Migration(2, "batch attempts and failures; index-friendly claims; retention indexes", v2()),
-                new Migration(3, "the fenced outbox", v3()));
+                new Migration(3, "the fenced outbox", v3()),
+                new Migration(4, "the fence's history: every token that became a resource's mark", v4()));
     }
 
     private static final String TS = "TIMESTAMP WITH TIME ZONE";
@@ -341,11 +342,33 @@ public abstract class SqlDialect {
                         + " (destination, seq)");
     }
 
+    /** The history of the fence marks ({@link dev.leasehold.store.FenceGate#history}). */
+    private List<String> v4() {
+        return List.of(
+                "CREATE TABLE IF NOT EXISTS " + tables.fenceHistory() + " ("
+                        + " id " + identity() + " PRIMARY KEY,"
+                        + " resource VARCHAR(200) NOT NULL,"
+                        + " token BIGINT NOT NULL,"
+                        + " previous_token BIGINT,"
+                        + " holder VARCHAR(200),"
+                        + " kind VARCHAR(16) NOT NULL,"
+                        + " reason VARCHAR(1000),"
+                        + " marked_at " + ts() + " NOT NULL)" + tableOptions(),
+                "CREATE INDEX " + ifNotExists() + tables.fenceHistory() + "_resource ON " + tables.fenceHistory()
+                        + " (resource, kind, id)",
+                // the re-bases audited before this version, so that the history shows them too
+                "INSERT INTO " + tables.fenceHistory() + " (resource, token, previous_token, holder, kind, reason,"
+                        + " marked_at) SELECT resource, new_token, old_token, operator, 'rebased', reason, rebased_at"
+                        + " FROM " + tables.fenceRebase() + " WHERE NOT EXISTS (SELECT 1 FROM " + tables.fenceHistory()
+                        + " WHERE kind = 'rebased') ORDER BY id");
+    }
+
     /** Every table of the current version and the columns the store reads and writes in it (for verify). */
     public final java.util.Map<String, String> columnsInUse() {
         return java.util.Map.of(
                 tables.fence(), "resource, token, updated_at",
                 tables.fenceRebase(), "id, resource, old_token, new_token, operator, reason, rebased_at",
+                tables.fenceHistory(), "id, resource, token, previous_token, holder, kind, reason, marked_at",
                 tables.batches(), "id, seq, payload, status, owner, lease_until, fence, result, enqueued_at,"
                         + " finished_at, attempts, error",
                 tables.slotRuns(), "job, slot, runner, status, lease_until, fence, result, claimed_at, completed_at",

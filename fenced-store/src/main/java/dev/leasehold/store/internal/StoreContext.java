@@ -25,6 +25,7 @@ public final class StoreContext {
 
     private final StoreConfig config;
     private final Jdbc jdbc;
+    private final StoreEvents events;
     private volatile SqlDialect dialect;
     private volatile TxDialect tx;
 
@@ -32,6 +33,7 @@ public final class StoreContext {
         Args.notNull(dataSource, "dataSource");
         this.config = Args.notNull(config, "config");
         this.jdbc = new Jdbc(dataSource, this::detectOn, this::tx);
+        this.events = new StoreEvents(config.listener());
         config.forcedDatabase().ifPresent(this::speak);
     }
 
@@ -52,6 +54,11 @@ public final class StoreContext {
             throw new IllegalStateException("the dialect is detected on the first connection; use tx() inside jdbc()");
         }
         return current;
+    }
+
+    /** The listener of {@link StoreConfig#listener()}, behind a guard that logs whatever it throws. */
+    public StoreEvents events() {
+        return events;
     }
 
     public Jdbc jdbc() {

@@ -11,6 +11,11 @@ public record Tables(String prefix) {
         return prefix + "fence_rebase";
     }
 
+    /** Every token that became a resource's mark (re-bases are in {@link #fenceRebase()}). */
+    public String fenceHistory() {
+        return prefix + "fence_history";
+    }
+
     public String batches() {
         return prefix + "batches";
     }

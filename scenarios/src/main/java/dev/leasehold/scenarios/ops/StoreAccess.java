@@ -1,0 +1,35 @@
+package dev.leasehold.scenarios.ops;
+
+import dev.leasehold.scenarios.EnvException;
+import dev.leasehold.scenarios.SimpleDataSource;
+import dev.leasehold.store.FencedSchema;
+import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.StoreException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/**
+ * Opens the database an operator's command names, and checks, reading only, that the store's schema is there at
+ * this release's version. Stateless, thread-safe.
+ */
+final class StoreAccess {
+
+    private StoreAccess() {}
+
+    /** A data source for {@code url}, reachable and with the schema in place; an {@link EnvException} if not. */
+    static DataSource open(String url, String user, String password, StoreConfig config) {
+        DataSource ds = new SimpleDataSource(url, user, password);
+        try (Connection c = ds.getConnection()) {
+            c.isValid(5);
+        } catch (SQLException e) {
+            throw new EnvException("cannot reach the database at " + url + ": " + e.getMessage(), e);
+        }
+        try {
+            FencedSchema.verify(ds, config);
+        } catch (StoreException e) {
+            throw new EnvException(e.getMessage(), e);
+        }
+        return ds;
+    }
+}
