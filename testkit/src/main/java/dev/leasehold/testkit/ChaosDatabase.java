@@ -1,0 +1,237 @@
+package dev.leasehold.testkit;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Comparator;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+import org.h2.tools.Server;
+
+/**
+ * The campaign's database, and what the nemesis may do to it: every database can be written through a JDBC URL (so
+ * child JVMs can reach it too); PostgreSQL's connections can be terminated; the databases the campaign started can
+ * be restarted.
+ *
+ * <ul>
+ *   <li>{@link #embeddedPostgres()}: PostgreSQL 17 from Maven-provided binaries, with {@code synchronous_commit=on}
+ *       (zonky turns it off by default, which would let a crash lose acknowledged commits). A restart is a crash:
+ *       {@code SIGQUIT} to the postmaster (PostgreSQL's immediate shutdown, no checkpoint; recovery replays the WAL
+ *       on start), then a new postmaster on the same data directory and port.</li>
+ *   <li>{@link #h2()}: an H2 file database served by an in-process H2 TCP server. A restart is {@code SHUTDOWN}: every
+ *       connection is closed and the next one reopens the database from its file. It is a clean restart, not a
+ *       crash, because H2 writes commits to its file with a delay and may lose the last ones on a crash.</li>
+ *   <li>{@link #external}: a database the campaign did not start (never restarted).</li>
+ * </ul>
+ *
+ * <p>Thread-safe: a restart and a close are serialised; connections taken during a restart fail, as they would
+ * with a real crash.
+ */
+public abstract class ChaosDatabase implements AutoCloseable {
+
+    public abstract DataSource dataSource();
+
+    public abstract String jdbcUrl();
+
+    public String user() {
+        return null;
+    }
+
+    public String password() {
+        return null;
+    }
+
+    public abstract String label();
+
+    public abstract boolean postgres();
+
+    public boolean restartable() {
+        return false;
+    }
+
+    /** Stops the database (how: see the class comment) and starts it again; returns when it accepts connections. */
+    public void restart() throws Exception {
+        throw new UnsupportedOperationException("the campaign did not start " + label() + "; it cannot restart it");
+    }
+
+    @Override
+    public void close() throws Exception {}
+
+    public static ChaosDatabase embeddedPostgres() throws IOException {
+        return new Postgres();
+    }
+
+    public static ChaosDatabase h2() throws SQLException, IOException {
+        return H2.start();
+    }
+
+    public static ChaosDatabase external(String url, String user, String password) {
+        return new ByUrl(url, user, password);
+    }
+
+    private static final class Postgres extends ChaosDatabase {
+        private final Path dataDirectory = Files.createTempDirectory("leasehold-chaos-pg");
+        private EmbeddedPostgres postgres;
+        private final DataSource ds;
+
+        Postgres() throws IOException {
+            postgres = builder(0).start();
+            ds = postgres.getPostgresDatabase();
+        }
+
+        private EmbeddedPostgres.Builder builder(int port) {
+            return EmbeddedPostgres.builder().setDataDirectory(dataDirectory).setCleanDataDirectory(false)
+                    .setPort(port).setServerConfig("synchronous_commit", "on");
+        }
+
+        @Override
+        public DataSource dataSource() {
+            return ds;
+        }
+
+        @Override
+        public String jdbcUrl() {
+            return postgres.getJdbcUrl("postgres", "postgres");
+        }
+
+        @Override
+        public String label() {
+            return "PostgreSQL 17 (embedded)";
+        }
+
+        @Override
+        public boolean postgres() {
+            return true;
+        }
+
+        @Override
+        public boolean restartable() {
+            return true;
+        }
+
+        @Override
+        public synchronized void restart() throws Exception {
+            long pid = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
+            ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException(
+                    "the postmaster " + pid + " is not running"));
+            ChildJvm.signal("-QUIT", pid); // PostgreSQL's immediate shutdown
+            postmaster.onExit().get(30, TimeUnit.SECONDS);
+            int port = postgres.getPort();
+            postgres.close(); // releases zonky's lock on the data directory; its pg_ctl stop finds nothing to stop
+            postgres = builder(port).start();
+        }
+
+        @Override
+        public synchronized void close() throws IOException {
+            try {
+                postgres.close();
+            } finally {
+                delete(dataDirectory);
+            }
+        }
+    }
+
+    /** A database reached through a JDBC URL, the campaign's own or not. */
+    private static class ByUrl extends ChaosDatabase {
+        private final String url;
+        private final String user;
+        private final String password;
+        private final DataSource ds;
+
+        ByUrl(String url, String user, String password) {
+            this.url = url;
+            this.user = user;
+            this.password = password;
+            this.ds = new SimpleDataSource(url, user, password);
+        }
+
+        @Override
+        public DataSource dataSource() {
+            return ds;
+        }
+
+        @Override
+        public String jdbcUrl() {
+            return url;
+        }
+
+        @Override
+        public String user() {
+            return user;
+        }
+
+        @Override
+        public String password() {
+            return password;
+        }
+
+        @Override
+        public String label() {
+            return url;
+        }
+
+        @Override
+        public boolean postgres() {
+            return url.startsWith("jdbc:postgresql:");
+        }
+    }
+
+    private static final class H2 extends ByUrl {
+        private final Path directory;
+        private final Server server;
+
+        private H2(Path directory, Server server) {
+            super("jdbc:h2:tcp://localhost:" + server.getPort() + "/chaos;LOCK_TIMEOUT=10000", null, null);
+            this.directory = directory;
+            this.server = server;
+        }
+
+        static H2 start() throws SQLException, IOException {
+            Path directory = Files.createTempDirectory("leasehold-chaos-h2");
+            return new H2(directory, Server.createTcpServer("-tcpPort", "0", "-ifNotExists", "-baseDir",
+                    directory.toString()).start());
+        }
+
+        @Override
+        public String label() {
+            return "H2 (file, over TCP)";
+        }
+
+        @Override
+        public boolean restartable() {
+            return true;
+        }
+
+        @Override
+        public void restart() throws SQLException {
+            try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+                s.execute("SHUTDOWN");
+            }
+            try (Connection c = dataSource().getConnection()) {
+                c.isValid(5); // reopened from its file
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.stop();
+            delete(directory);
+        }
+    }
+
+    private static void delete(Path directory) throws IOException {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
+    }
+}

@@ -1,0 +1,188 @@
+package dev.leasehold.testkit;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Checks a fault campaign's history against the fenced-mutex model: what the history table committed (in commit
+ * order) and what each participant believed and saw acknowledged.
+ *
+ * <ol>
+ *   <li>accepted tokens never decrease in commit order, per resource;</li>
+ *   <li>no write with token t committed after a commit with a higher token (per resource);</li>
+ *   <li>each token belongs to exactly one participant and one ZooKeeper session;</li>
+ *   <li>every write a participant saw acknowledged is in the table (nothing acknowledged was lost);</li>
+ *   <li>successive leadership grants of one election carry strictly increasing tokens (a grant again on the same
+ *       node after a reconnect, same participant, session and token, is the same grant).</li>
+ * </ol>
+ * Overlapping beliefs of leadership are expected: they are counted, not failures. The longest time without a
+ * leader is the longest in any election.
+ *
+ * <p>Feed it what your own fenced code committed ({@link HistoryTable#read}) and what its participants saw (grants,
+ * acknowledgements, beliefs, stamped with {@link System#nanoTime()}). Thread-safe: it keeps no state.
+ */
+public final class HistoryChecker {
+
+    /** A committed row of the history table; {@code id} orders rows by commit per resource. */
+    public record Committed(long id, String resource, String participant, long token, long seq, long session) {}
+
+    /** A grant as the participant saw it, in the order grants were recorded, in one election. */
+    public record Grant(long atNanos, String election, String participant, long token, long session) {}
+
+    /** A write the participant saw acknowledged (its transaction committed). */
+    public record Ack(String participant, long token, long seq) {}
+
+    /** A period during which a participant believed it led, in one election. */
+    public record Belief(String election, String participant, long token, long fromNanos, long toNanos) {}
+
+    /** A stretch of {@code nanos} from {@code fromNanos} on in which nobody of {@code election} believed it led. */
+    public record Gap(String election, long fromNanos, long nanos) {}
+
+    public record Result(List<String> violations, int overlappingBeliefs, Gap longestWithoutLeader) {
+        public boolean ok() {
+            return violations.isEmpty();
+        }
+
+        public long maxNanosWithoutLeader() {
+            return longestWithoutLeader.nanos();
+        }
+    }
+
+    private HistoryChecker() {}
+
+    public static Result check(List<Committed> committed, List<Grant> grants, List<Ack> acks, List<Belief> beliefs,
+                               long fromNanos, long toNanos) {
+        return check(committed, grants, acks, beliefs, beliefs.stream().map(Belief::election).distinct().toList(),
+                fromNanos, toNanos);
+    }
+
+    /**
+     * @param elections every election of the campaign: one in which nobody ever believed it led is leaderless for
+     *                  the whole of [from, to)
+     */
+    public static Result check(List<Committed> committed, List<Grant> grants, List<Ack> acks, List<Belief> beliefs,
+                               List<String> elections, long fromNanos, long toNanos) {
+        List<String> violations = new ArrayList<>();
+        List<Committed> ordered = new ArrayList<>(committed);
+        ordered.sort(Comparator.comparingLong(Committed::id));
+
+        // 1 and 2: per resource, in commit order.
+        Map<String, Long> highest = new HashMap<>();
+        Map<String, Long> previous = new HashMap<>();
+        for (Committed row : ordered) {
+            Long before = previous.put(row.resource(), row.token());
+            if (before != null && row.token() < before) {
+                violations.add("rule 1: on " + row.resource() + " token " + row.token() + " (row " + row.id()
+                        + ") committed right after token " + before);
+            }
+            Long max = highest.merge(row.resource(), row.token(), Math::max);
+            if (row.token() < max) {
+                violations.add("rule 2: on " + row.resource() + " a write with token " + row.token() + " (row "
+                        + row.id() + ", " + row.participant() + ") committed after a commit with token " + max);
+            }
+        }
+
+        // 3: one owner per token, across rows and grants.
+        Map<Long, Set<String>> owners = new HashMap<>();
+        for (Committed row : ordered) {
+            owners.computeIfAbsent(row.token(), t -> new HashSet<>()).add(row.participant() + "/0x"
+                    + Long.toHexString(row.session()));
+        }
+        for (Grant grant : grants) {
+            owners.computeIfAbsent(grant.token(), t -> new HashSet<>()).add(grant.participant() + "/0x"
+                    + Long.toHexString(grant.session()));
+        }
+        owners.forEach((token, who) -> {
+            if (who.size() > 1) {
+                violations.add("rule 3: token " + token + " belongs to " + who.size() + " owners: " + who);
+            }
+        });
+
+        // 4: nothing acknowledged was lost.
+        Set<String> stored = new HashSet<>();
+        for (Committed row : ordered) {
+            stored.add(row.participant() + "/" + row.token() + "/" + row.seq());
+        }
+        for (Ack ack : acks) {
+            if (!stored.contains(ack.participant() + "/" + ack.token() + "/" + ack.seq())) {
+                violations.add("rule 4: " + ack.participant() + "'s acknowledged write #" + ack.seq() + " with token "
+                        + ack.token() + " is not in the table");
+            }
+        }
+
+        // 5: successive grants of each election strictly increase, in the order they were granted (stamped where the
+        // recipe handed them over, which may differ from the order their reports arrived in).
+        List<Grant> granted = new ArrayList<>(grants);
+        granted.sort(Comparator.comparingLong(Grant::atNanos));
+        Map<String, Grant> lastOf = new HashMap<>();
+        for (Grant grant : granted) {
+            Grant last = lastOf.put(grant.election(), grant);
+            if (last != null) {
+                boolean sameGrant = grant.token() == last.token() && grant.participant().equals(last.participant())
+                        && grant.session() == last.session();
+                if (!sameGrant && grant.token() <= last.token()) {
+                    violations.add("rule 5: in " + grant.election() + " the grant of token " + grant.token() + " to "
+                            + grant.participant() + " came after a grant of token " + last.token() + " to "
+                            + last.participant());
+                }
+            }
+        }
+        int overlapping = 0;
+        Gap longest = new Gap(elections.isEmpty() ? "any" : elections.get(0), fromNanos, elections.isEmpty()
+                ? toNanos - fromNanos : 0);
+        for (String election : elections) {
+            List<Belief> mine = beliefs.stream().filter(b -> b.election().equals(election)).toList();
+            overlapping += overlaps(mine);
+            Gap gap = longestGap(election, mine, fromNanos, toNanos);
+            if (gap.nanos() > longest.nanos()) {
+                longest = gap;
+            }
+        }
+        return new Result(violations, overlapping, longest);
+    }
+
+    /** How many times a participant began to believe it led while another of its election still believed it did. */
+    static int overlaps(List<Belief> beliefs) {
+        int overlapping = 0;
+        for (Belief b : beliefs) {
+            for (Belief other : beliefs) {
+                if (other != b && !other.participant().equals(b.participant())
+                        && other.fromNanos() < b.fromNanos() && b.fromNanos() < other.toNanos()) {
+                    overlapping++;
+                    break;
+                }
+            }
+        }
+        return overlapping;
+    }
+
+    /** The longest stretch within [from, to) in which nobody of one election believed it led. */
+    static Gap longestGap(String election, List<Belief> beliefs, long from, long to) {
+        List<Belief> sorted = new ArrayList<>(beliefs);
+        sorted.sort(Comparator.comparingLong(Belief::fromNanos));
+        long covered = from;
+        Gap longest = new Gap(election, from, 0);
+        for (Belief b : sorted) {
+            if (b.toNanos() <= covered) {
+                continue;
+            }
+            long start = Math.max(b.fromNanos(), from);
+            if (start > covered && Math.min(start, to) - covered > longest.nanos()) {
+                longest = new Gap(election, covered, Math.min(start, to) - covered);
+            }
+            covered = Math.max(covered, b.toNanos());
+            if (covered >= to) {
+                break;
+            }
+        }
+        if (covered < to && to - covered > longest.nanos()) {
+            longest = new Gap(election, covered, to - covered);
+        }
+        return longest;
+    }
+}

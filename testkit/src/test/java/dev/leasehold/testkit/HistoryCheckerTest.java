@@ -1,0 +1,126 @@
+package dev.leasehold.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leasehold.testkit.HistoryChecker.Ack;
+import dev.leasehold.testkit.HistoryChecker.Belief;
+import dev.leasehold.testkit.HistoryChecker.Committed;
+import dev.leasehold.testkit.HistoryChecker.Grant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The checker itself, fed hand-made histories: a clean one passes, each broken rule is caught and named. */
+class HistoryCheckerTest {
+
+    private static final long A = 0xA;
+    private static final long B = 0xB;
+
+    /** A leads with token 5 and writes twice; B takes over with 9 and writes; A's late write was rejected. */
+    private static List<Committed> clean() {
+        return List.of(new Committed(1, "r", "a", 5, 1, A), new Committed(2, "r", "a", 5, 2, A),
+                new Committed(3, "r", "b", 9, 1, B));
+    }
+
+    private static List<Grant> grants() {
+        return List.of(new Grant(100, "e", "a", 5, A), new Grant(200, "e", "b", 9, B));
+    }
+
+    private static HistoryChecker.Result check(List<Committed> rows, List<Grant> grants, List<Ack> acks) {
+        return HistoryChecker.check(rows, grants, acks, List.of(), 0, 1_000);
+    }
+
+    @Test
+    void aCleanHistoryPasses() {
+        HistoryChecker.Result result = check(clean(), grants(), List.of(new Ack("a", 5, 1), new Ack("b", 9, 1)));
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.ok()).isTrue();
+    }
+
+    @Test
+    void rule1And2ATokenGoingBackwardsInCommitOrder() {
+        List<Committed> rows = List.of(new Committed(1, "r", "a", 5, 1, A), new Committed(2, "r", "b", 9, 1, B),
+                new Committed(3, "r", "a", 5, 2, A));
+        HistoryChecker.Result result = check(rows, grants(), List.of());
+        assertThat(result.violations()).anyMatch(v -> v.startsWith("rule 1:")).anyMatch(v -> v.startsWith("rule 2:"));
+    }
+
+    @Test
+    void rule2AStaleWriteAfterAHigherOneNotJustAfterIt() {
+        List<Committed> rows = List.of(new Committed(1, "r", "b", 9, 1, B), new Committed(2, "r", "c", 12, 1, 0xC),
+                new Committed(3, "r", "c", 12, 2, 0xC), new Committed(4, "r", "b", 9, 2, B));
+        assertThat(check(rows, List.of(), List.of()).violations()).anyMatch(v -> v.startsWith("rule 2:")
+                && v.contains("token 9") && v.contains("token 12"));
+    }
+
+    @Test
+    void tokensOnDifferentResourcesAreJudgedApart() {
+        List<Committed> rows = List.of(new Committed(1, "r1", "b", 9, 1, B), new Committed(2, "r2", "a", 5, 1, A));
+        assertThat(check(rows, grants(), List.of()).violations()).isEmpty();
+    }
+
+    @Test
+    void rule3ATokenWithTwoOwners() {
+        List<Committed> rows = List.of(new Committed(1, "r", "a", 5, 1, A), new Committed(2, "r", "b", 5, 1, B));
+        assertThat(check(rows, List.of(), List.of()).violations()).anyMatch(v -> v.startsWith("rule 3:"));
+        List<Grant> twoSessions = List.of(new Grant(1, "e", "a", 5, A), new Grant(2, "e", "a", 5, 0xAA));
+        assertThat(check(List.of(), twoSessions, List.of()).violations()).anyMatch(v -> v.startsWith("rule 3:"));
+    }
+
+    @Test
+    void rule4AnAcknowledgedWriteThatIsMissing() {
+        HistoryChecker.Result result = check(clean(), grants(), List.of(new Ack("a", 5, 3)));
+        assertThat(result.violations()).singleElement().asString().startsWith("rule 4:").contains("#3");
+    }
+
+    @Test
+    void rule5GrantsThatDoNotIncrease() {
+        List<Grant> grants = List.of(new Grant(1, "e", "a", 9, A), new Grant(2, "e", "b", 5, B));
+        assertThat(check(List.of(), grants, List.of()).violations()).anyMatch(v -> v.startsWith("rule 5:"));
+        List<Grant> sameAgain = List.of(new Grant(1, "e", "a", 5, A), new Grant(2, "e", "b", 5, B));
+        assertThat(check(List.of(), sameAgain, List.of()).violations()).anyMatch(v -> v.startsWith("rule 5:"));
+    }
+
+    @Test
+    void rule5JudgesGrantsInTheOrderTheyWereGrantedNotReported() {
+        // Reports from two JVMs can arrive out of order: b's grant (at 200) was read before a's (at 100).
+        List<Grant> reportedLate = List.of(new Grant(200, "e", "b", 9, B), new Grant(100, "e", "a", 5, A));
+        assertThat(check(List.of(), reportedLate, List.of()).violations()).isEmpty();
+        List<Grant> grantedLate = List.of(new Grant(100, "e", "b", 9, B), new Grant(200, "e", "a", 5, A));
+        assertThat(check(List.of(), grantedLate, List.of()).violations()).singleElement().asString()
+                .startsWith("rule 5:").contains("token 5 to a came after a grant of token 9 to b");
+    }
+
+    @Test
+    void anElectionInWhichNobodyEverLedIsLeaderlessThroughout() {
+        List<Belief> beliefs = List.of(new Belief("latch", "a", 5, 0, 1_000));
+        HistoryChecker.Result result = HistoryChecker.check(List.of(), List.of(), List.of(), beliefs,
+                List.of("latch", "selector"), 0, 1_000);
+        assertThat(result.longestWithoutLeader()).isEqualTo(new HistoryChecker.Gap("selector", 0, 1_000));
+    }
+
+    @Test
+    void grantsOfTwoElectionsAreJudgedApart() {
+        List<Grant> grants = List.of(new Grant(1, "latch", "a", 9, A), new Grant(2, "selector", "b", 5, B),
+                new Grant(3, "selector", "c", 7, 0xC));
+        assertThat(check(List.of(), grants, List.of()).violations()).isEmpty();
+    }
+
+    @Test
+    void theSameGrantAgainAfterAReconnectIsNoViolation() {
+        List<Grant> grants = List.of(new Grant(1, "e", "a", 5, A), new Grant(2, "e", "a", 5, A), new Grant(3, "e", "b", 9, B));
+        assertThat(check(List.of(), grants, List.of()).violations()).isEmpty();
+    }
+
+    @Test
+    void overlappingBeliefsAreCountedAndGapsMeasured() {
+        List<Belief> beliefs = List.of(new Belief("e", "a", 5, 0, 500), new Belief("e", "b", 9, 400, 700),
+                new Belief("e", "c", 12, 900, 1_000), new Belief("other", "d", 3, 0, 1_000));
+        HistoryChecker.Result result = HistoryChecker.check(List.of(), List.of(), List.of(), beliefs, 0, 1_000);
+        assertThat(result.overlappingBeliefs()).isEqualTo(1);
+        assertThat(result.longestWithoutLeader()).isEqualTo(new HistoryChecker.Gap("e", 700, 200));
+        assertThat(HistoryChecker.longestGap("e", List.of(), 0, 1_000)).isEqualTo(new HistoryChecker.Gap("e", 0,
+                1_000));
+        assertThat(HistoryChecker.longestGap("e", List.of(new Belief("e", "a", 5, 100, 300)), 0, 1_000))
+                .as("the gap after the last belief counts").isEqualTo(new HistoryChecker.Gap("e", 300, 700));
+    }
+}
