@@ -8,7 +8,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Comparator;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.h2.tools.Server;
@@ -34,42 +36,57 @@ import org.h2.tools.Server;
  */
 public abstract class ChaosDatabase implements AutoCloseable {
 
+    /** A data source for this JVM (a new connection per call; no pool). */
     public abstract DataSource dataSource();
 
+    /** The URL other processes (child JVMs) reach the same database with. */
     public abstract String jdbcUrl();
 
+    /** The database user, or null. */
     public String user() {
         return null;
     }
 
+    /** The database password, or null. */
     public String password() {
         return null;
     }
 
+    /** What it is, for a report line, e.g. {@code PostgreSQL 17 (embedded)}. */
     public abstract String label();
 
+    /** Whether it is PostgreSQL (its connections can be terminated with {@code pg_terminate_backend}). */
     public abstract boolean postgres();
 
+    /** Whether {@link #restart()} works: only for a database started here. */
     public boolean restartable() {
         return false;
     }
 
     /** Stops the database (how: see the class comment) and starts it again; returns when it accepts connections. */
-    public void restart() throws Exception {
+    public void restart() throws IOException, SQLException, InterruptedException {
         throw new UnsupportedOperationException("the campaign did not start " + label() + "; it cannot restart it");
     }
 
     @Override
-    public void close() throws Exception {}
+    public void close() throws IOException {}
 
+    /**
+     * Starts PostgreSQL 17 from Maven-provided binaries in a temporary data directory (deleted on close).
+     *
+     * @throws IllegalStateException if this JVM runs as root (PostgreSQL refuses to)
+     */
     public static ChaosDatabase embeddedPostgres() throws IOException {
+        NotRoot.require("run as an unprivileged user, or use h2() or external()");
         return new Postgres();
     }
 
+    /** Starts an H2 file database in a temporary directory, served over TCP (deleted on close). */
     public static ChaosDatabase h2() throws SQLException, IOException {
         return H2.start();
     }
 
+    /** A database someone else runs: never restarted. User and password may be null. */
     public static ChaosDatabase external(String url, String user, String password) {
         return new ByUrl(url, user, password);
     }
@@ -115,12 +132,16 @@ public abstract class ChaosDatabase implements AutoCloseable {
         }
 
         @Override
-        public synchronized void restart() throws Exception {
+        public synchronized void restart() throws IOException, InterruptedException {
             long pid = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
             ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException(
                     "the postmaster " + pid + " is not running"));
             ChildJvm.signal("-QUIT", pid); // PostgreSQL's immediate shutdown
-            postmaster.onExit().get(30, TimeUnit.SECONDS);
+            try {
+                postmaster.onExit().get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                throw new IOException("the postmaster " + pid + " did not exit within 30 s of SIGQUIT", e);
+            }
             int port = postgres.getPort();
             postgres.close(); // releases zonky's lock on the data directory; its pg_ctl stop finds nothing to stop
             postgres = builder(port).start();

@@ -91,13 +91,32 @@ public final class Ensemble implements Closeable {
     }
 
     /** Kills one server of a started cluster. */
-    public void kill(InstanceSpec spec) throws Exception {
-        cluster().killServer(spec);
+    public void kill(InstanceSpec spec) throws IOException, InterruptedException {
+        TestingCluster servers = cluster();
+        act("kill", spec, () -> servers.killServer(spec));
     }
 
     /** Restarts one server of a started cluster. */
-    public void restart(InstanceSpec spec) throws Exception {
-        cluster().restartServer(spec);
+    public void restart(InstanceSpec spec) throws IOException, InterruptedException {
+        TestingCluster servers = cluster();
+        act("restart", spec, () -> servers.restartServer(spec));
+    }
+
+    /** What TestingCluster does to a server, which may throw anything. */
+    private interface ServerAction {
+        void run() throws Exception;
+    }
+
+    private static void act(String what, InstanceSpec spec, ServerAction action) throws IOException,
+            InterruptedException {
+        try {
+            action.run();
+        } catch (InterruptedException | IOException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException("could not " + what + " ZooKeeper server " + spec.getServerId() + ": "
+                    + e.getMessage(), e);
+        }
     }
 
     /** The server of a started cluster whose {@code srvr} answer says {@code Mode: leader}, if any says so now. */
@@ -111,13 +130,13 @@ public final class Ensemble implements Closeable {
     }
 
     /** Restarts every server of a started cluster that does not answer; does nothing for a given ensemble. */
-    public void restartTheDown() throws Exception {
+    public void restartTheDown() throws IOException, InterruptedException {
         if (cluster == null) {
             return;
         }
         for (InstanceSpec spec : cluster.getInstances()) {
             if (mode(spec).equals("down")) {
-                cluster.restartServer(spec);
+                restart(spec);
             }
         }
     }

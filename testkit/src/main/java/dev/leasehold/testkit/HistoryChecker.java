@@ -43,18 +43,40 @@ public final class HistoryChecker {
     /** A stretch of {@code nanos} from {@code fromNanos} on in which nobody of {@code election} believed it led. */
     public record Gap(String election, long fromNanos, long nanos) {}
 
+    /** The verdict: each violation as one line naming its rule, and what is counted rather than judged. */
     public record Result(List<String> violations, int overlappingBeliefs, Gap longestWithoutLeader) {
+        /** Whether no rule was broken. */
         public boolean ok() {
             return violations.isEmpty();
         }
 
+        /** The longest time without a leader, in nanoseconds. */
         public long maxNanosWithoutLeader() {
             return longestWithoutLeader.nanos();
         }
     }
 
+    /** A row that committed after a commit with a higher token on its resource (rule 2): a stale write landed. */
+    public record StaleCommit(Committed row, long higherToken) {}
+
     private HistoryChecker() {}
 
+    /** Rule 2 alone: the rows, in commit order, that committed after a commit with a higher token. */
+    public static List<StaleCommit> staleCommits(List<Committed> committed) {
+        List<Committed> ordered = new ArrayList<>(committed);
+        ordered.sort(Comparator.comparingLong(Committed::id));
+        List<StaleCommit> stale = new ArrayList<>();
+        Map<String, Long> highest = new HashMap<>();
+        for (Committed row : ordered) {
+            long max = highest.merge(row.resource(), row.token(), Math::max);
+            if (row.token() < max) {
+                stale.add(new StaleCommit(row, max));
+            }
+        }
+        return stale;
+    }
+
+    /** Checks the five rules; the elections are those named by the beliefs. */
     public static Result check(List<Committed> committed, List<Grant> grants, List<Ack> acks, List<Belief> beliefs,
                                long fromNanos, long toNanos) {
         return check(committed, grants, acks, beliefs, beliefs.stream().map(Belief::election).distinct().toList(),
@@ -72,7 +94,8 @@ public final class HistoryChecker {
         ordered.sort(Comparator.comparingLong(Committed::id));
 
         // 1 and 2: per resource, in commit order.
-        Map<String, Long> highest = new HashMap<>();
+        Map<Committed, Long> stale = new HashMap<>();
+        staleCommits(ordered).forEach(s -> stale.put(s.row(), s.higherToken()));
         Map<String, Long> previous = new HashMap<>();
         for (Committed row : ordered) {
             Long before = previous.put(row.resource(), row.token());
@@ -80,8 +103,8 @@ public final class HistoryChecker {
                 violations.add("rule 1: on " + row.resource() + " token " + row.token() + " (row " + row.id()
                         + ") committed right after token " + before);
             }
-            Long max = highest.merge(row.resource(), row.token(), Math::max);
-            if (row.token() < max) {
+            Long max = stale.get(row);
+            if (max != null) {
                 violations.add("rule 2: on " + row.resource() + " a write with token " + row.token() + " (row "
                         + row.id() + ", " + row.participant() + ") committed after a commit with token " + max);
             }

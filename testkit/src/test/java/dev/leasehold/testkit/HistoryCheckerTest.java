@@ -123,4 +123,13 @@ class HistoryCheckerTest {
         assertThat(HistoryChecker.longestGap("e", List.of(new Belief("e", "a", 5, 100, 300)), 0, 1_000))
                 .as("the gap after the last belief counts").isEqualTo(new HistoryChecker.Gap("e", 300, 700));
     }
+
+    @Test
+    void staleCommitsAreTheRowsThatCommittedAfterAHigherToken() {
+        List<Committed> rows = List.of(new Committed(1, "r", "a", 5, 1, A), new Committed(2, "r", "b", 9, 1, B),
+                new Committed(3, "r", "a", 5, 2, A), new Committed(4, "other", "a", 5, 3, A));
+        assertThat(HistoryChecker.staleCommits(rows))
+                .containsExactly(new HistoryChecker.StaleCommit(rows.get(2), 9));
+        assertThat(HistoryChecker.staleCommits(clean())).isEmpty();
+    }
 }
