@@ -36,34 +36,41 @@ import org.h2.tools.Server;
  */
 public abstract class ChaosDatabase implements AutoCloseable {
 
-    /** A data source for this JVM (a new connection per call; no pool). */
+    /** @return a data source for this JVM (a new connection per call; no pool) */
     public abstract DataSource dataSource();
 
-    /** The URL other processes (child JVMs) reach the same database with. */
+    /** @return the URL other processes (child JVMs) reach the same database with */
     public abstract String jdbcUrl();
 
-    /** The database user, or null. */
+    /** @return the database user, or null */
     public String user() {
         return null;
     }
 
-    /** The database password, or null. */
+    /** @return the database password, or null */
     public String password() {
         return null;
     }
 
-    /** What it is, for a report line, e.g. {@code PostgreSQL 17 (embedded)}. */
+    /** @return what it is, for a report line, e.g. {@code PostgreSQL 17 (embedded)} */
     public abstract String label();
 
-    /** Whether it is PostgreSQL (its connections can be terminated with {@code pg_terminate_backend}). */
+    /** @return whether it is PostgreSQL (its connections can be terminated with {@code pg_terminate_backend}) */
     public abstract boolean postgres();
 
-    /** Whether {@link #restart()} works: only for a database started here. */
+    /** @return whether {@link #restart()} works: only for a database started here */
     public boolean restartable() {
         return false;
     }
 
-    /** Stops the database (how: see the class comment) and starts it again; returns when it accepts connections. */
+    /**
+     * Stops the database (how: see the class comment) and starts it again; returns when it accepts connections.
+     *
+     * @throws IOException                   if PostgreSQL does not stop or start again
+     * @throws SQLException                  if H2 does not shut down or reopen
+     * @throws InterruptedException          if interrupted while waiting for the stop
+     * @throws UnsupportedOperationException if the database was not started here
+     */
     public void restart() throws IOException, SQLException, InterruptedException {
         throw new UnsupportedOperationException("the campaign did not start " + label() + "; it cannot restart it");
     }
@@ -74,6 +81,8 @@ public abstract class ChaosDatabase implements AutoCloseable {
     /**
      * Starts PostgreSQL 17 from Maven-provided binaries in a temporary data directory (deleted on close).
      *
+     * @return the running database
+     * @throws IOException           if PostgreSQL does not start
      * @throws IllegalStateException if this JVM runs as root (PostgreSQL refuses to)
      */
     public static ChaosDatabase embeddedPostgres() throws IOException {
@@ -81,12 +90,25 @@ public abstract class ChaosDatabase implements AutoCloseable {
         return new Postgres();
     }
 
-    /** Starts an H2 file database in a temporary directory, served over TCP (deleted on close). */
+    /**
+     * Starts an H2 file database in a temporary directory, served over TCP (deleted on close).
+     *
+     * @return the running database
+     * @throws SQLException if H2's TCP server does not start
+     * @throws IOException  if the temporary directory cannot be made
+     */
     public static ChaosDatabase h2() throws SQLException, IOException {
         return H2.start();
     }
 
-    /** A database someone else runs: never restarted. User and password may be null. */
+    /**
+     * A database someone else runs: never restarted.
+     *
+     * @param url      its JDBC URL
+     * @param user     its user, or null
+     * @param password its password, or null
+     * @return the database, not yet connected to
+     */
     public static ChaosDatabase external(String url, String user, String password) {
         return new ByUrl(url, user, password);
     }

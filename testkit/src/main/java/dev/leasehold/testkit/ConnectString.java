@@ -16,6 +16,11 @@ public record ConnectString(List<Server> servers, String chroot) {
 
     /** One server's address. */
     public record Server(String host, int port) {
+        /**
+         * @param host the host name or address
+         * @param port the client port
+         * @throws IllegalArgumentException if the host is blank or the port not 1 to 65535
+         */
         public Server {
             if (host == null || host.isBlank() || port < 1 || port > 65_535) {
                 throw new IllegalArgumentException("expected host:port with a port of 1 to 65535, got " + host + ":"
@@ -29,6 +34,11 @@ public record ConnectString(List<Server> servers, String chroot) {
         }
     }
 
+    /**
+     * @param servers every server, in the order given (at least one)
+     * @param chroot  the chroot with its leading slash, or "" for none
+     * @throws IllegalArgumentException if there is no server or the chroot does not start with '/'
+     */
     public ConnectString {
         if (servers == null || servers.isEmpty()) {
             throw new IllegalArgumentException("a connect string needs at least one server");
@@ -40,7 +50,11 @@ public record ConnectString(List<Server> servers, String chroot) {
     }
 
     /**
-     * @throws IllegalArgumentException if {@code connect} is not {@code host:port[,host:port...][/chroot]}
+     * Takes a connect string apart.
+     *
+     * @param connect {@code host:port[,host:port...][/chroot]}
+     * @return its servers and chroot
+     * @throws IllegalArgumentException if {@code connect} is not of that form
      */
     public static ConnectString parse(String connect) {
         if (connect == null) {
@@ -61,7 +75,7 @@ public record ConnectString(List<Server> servers, String chroot) {
         return new ConnectString(servers, chroot);
     }
 
-    /** The servers without the chroot, {@code host:port,host:port}. */
+    /** @return the servers without the chroot, {@code host:port,host:port} */
     public String hosts() {
         return servers.stream().map(Server::toString).collect(Collectors.joining(","));
     }

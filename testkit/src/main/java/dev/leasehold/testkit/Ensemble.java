@@ -31,7 +31,10 @@ public final class Ensemble implements Closeable {
      * Starts a cluster of {@code size} servers with this tick (sessions of 2 to 20 ticks), with the four-letter
      * words allowed so that {@link #quorumLeader()} can ask them.
      *
-     * @throws IllegalArgumentException if size is below 1 or tickMs below 1
+     * @param size   how many servers (1 or more)
+     * @param tickMs the servers' tick in milliseconds (1 or more)
+     * @return the running ensemble
+     * @throws IllegalArgumentException if size or tickMs is below 1
      * @throws IOException              if the cluster does not start
      */
     public static Ensemble start(int size, int tickMs) throws IOException {
@@ -59,8 +62,10 @@ public final class Ensemble implements Closeable {
     }
 
     /**
-     * An ensemble someone else runs: {@code host:port[,host:port...][/chroot]}.
+     * An ensemble someone else runs; it is never harmed.
      *
+     * @param connect {@code host:port[,host:port...][/chroot]}
+     * @return the ensemble
      * @throws IllegalArgumentException if the connect string is malformed
      */
     public static Ensemble given(String connect) {
@@ -75,28 +80,45 @@ public final class Ensemble implements Closeable {
         System.setProperty("zookeeper.4lw.commands.whitelist", "*");
     }
 
-    /** Whether this ensemble was started here, and so may be harmed. */
+    /** @return whether this ensemble was started here, and so may be harmed */
     public boolean owned() {
         return cluster != null;
     }
 
-    /** The servers and chroot; a started cluster has no chroot. */
+    /** @return the servers and chroot; a started cluster has no chroot */
     public ConnectString connectString() {
         return connect;
     }
 
-    /** Every server of a started cluster. */
+    /**
+     * @return every server of a started cluster
+     * @throws IllegalStateException if the ensemble was given
+     */
     public List<InstanceSpec> instances() {
         return List.copyOf(cluster().getInstances());
     }
 
-    /** Kills one server of a started cluster. */
+    /**
+     * Kills one server of a started cluster.
+     *
+     * @param spec the server
+     * @throws IOException           if TestingCluster fails to kill it
+     * @throws InterruptedException  if interrupted meanwhile
+     * @throws IllegalStateException if the ensemble was given
+     */
     public void kill(InstanceSpec spec) throws IOException, InterruptedException {
         TestingCluster servers = cluster();
         act("kill", spec, () -> servers.killServer(spec));
     }
 
-    /** Restarts one server of a started cluster. */
+    /**
+     * Restarts one server of a started cluster.
+     *
+     * @param spec the server
+     * @throws IOException           if TestingCluster fails to restart it
+     * @throws InterruptedException  if interrupted meanwhile
+     * @throws IllegalStateException if the ensemble was given
+     */
     public void restart(InstanceSpec spec) throws IOException, InterruptedException {
         TestingCluster servers = cluster();
         act("restart", spec, () -> servers.restartServer(spec));
@@ -119,17 +141,28 @@ public final class Ensemble implements Closeable {
         }
     }
 
-    /** The server of a started cluster whose {@code srvr} answer says {@code Mode: leader}, if any says so now. */
+    /**
+     * @return the server of a started cluster whose {@code srvr} answer says {@code Mode: leader}, if any says so now
+     * @throws IllegalStateException if the ensemble was given
+     */
     public Optional<InstanceSpec> quorumLeader() {
         return cluster().getInstances().stream().filter(Ensemble::isQuorumLeader).findFirst();
     }
 
-    /** Whether {@code spec} answers {@code srvr} with {@code Mode: leader}. */
+    /**
+     * @param spec a server
+     * @return whether it answers {@code srvr} with {@code Mode: leader}
+     */
     public static boolean isQuorumLeader(InstanceSpec spec) {
         return mode(spec).equals("leader");
     }
 
-    /** Restarts every server of a started cluster that does not answer; does nothing for a given ensemble. */
+    /**
+     * Restarts every server of a started cluster that does not answer; does nothing for a given ensemble.
+     *
+     * @throws IOException          if TestingCluster fails to restart one
+     * @throws InterruptedException if interrupted meanwhile
+     */
     public void restartTheDown() throws IOException, InterruptedException {
         if (cluster == null) {
             return;
@@ -142,8 +175,11 @@ public final class Ensemble implements Closeable {
     }
 
     /**
-     * The {@code Mode:} of a server's {@code srvr} answer (leader, follower, standalone), "unknown" if the answer has
-     * none, or "down" if the server does not answer within a second.
+     * Asks a server {@code srvr}.
+     *
+     * @param spec the server
+     * @return the {@code Mode:} of its answer (leader, follower, standalone), "unknown" if the answer has none, or
+     *         "down" if the server does not answer within a second
      */
     public static String mode(InstanceSpec spec) {
         try {

@@ -45,12 +45,12 @@ public final class HistoryChecker {
 
     /** The verdict: each violation as one line naming its rule, and what is counted rather than judged. */
     public record Result(List<String> violations, int overlappingBeliefs, Gap longestWithoutLeader) {
-        /** Whether no rule was broken. */
+        /** @return whether no rule was broken */
         public boolean ok() {
             return violations.isEmpty();
         }
 
-        /** The longest time without a leader, in nanoseconds. */
+        /** @return the longest time without a leader, in nanoseconds */
         public long maxNanosWithoutLeader() {
             return longestWithoutLeader.nanos();
         }
@@ -61,7 +61,12 @@ public final class HistoryChecker {
 
     private HistoryChecker() {}
 
-    /** Rule 2 alone: the rows, in commit order, that committed after a commit with a higher token. */
+    /**
+     * Rule 2 alone.
+     *
+     * @param committed the committed rows, in any order
+     * @return the rows, in commit order, that committed after a commit with a higher token on their resource
+     */
     public static List<StaleCommit> staleCommits(List<Committed> committed) {
         List<Committed> ordered = new ArrayList<>(committed);
         ordered.sort(Comparator.comparingLong(Committed::id));
@@ -76,7 +81,17 @@ public final class HistoryChecker {
         return stale;
     }
 
-    /** Checks the five rules; the elections are those named by the beliefs. */
+    /**
+     * Checks the five rules; the elections are those named by the beliefs.
+     *
+     * @param committed what the history table holds
+     * @param grants    every grant the participants reported
+     * @param acks      every write a participant saw acknowledged
+     * @param beliefs   every period in which a participant believed it led
+     * @param fromNanos where the time without a leader starts to count ({@link System#nanoTime()})
+     * @param toNanos   where it stops counting
+     * @return the violations, and what is counted
+     */
     public static Result check(List<Committed> committed, List<Grant> grants, List<Ack> acks, List<Belief> beliefs,
                                long fromNanos, long toNanos) {
         return check(committed, grants, acks, beliefs, beliefs.stream().map(Belief::election).distinct().toList(),
@@ -84,8 +99,17 @@ public final class HistoryChecker {
     }
 
     /**
+     * Checks the five rules.
+     *
+     * @param committed what the history table holds
+     * @param grants    every grant the participants reported
+     * @param acks      every write a participant saw acknowledged
+     * @param beliefs   every period in which a participant believed it led
      * @param elections every election of the campaign: one in which nobody ever believed it led is leaderless for
      *                  the whole of [from, to)
+     * @param fromNanos where the time without a leader starts to count ({@link System#nanoTime()})
+     * @param toNanos   where it stops counting
+     * @return the violations, and what is counted
      */
     public static Result check(List<Committed> committed, List<Grant> grants, List<Ack> acks, List<Belief> beliefs,
                                List<String> elections, long fromNanos, long toNanos) {

@@ -20,6 +20,14 @@ public final class HistoryTable {
 
     /** One write: who wrote it, with which token, its sequence number within the grant, and the ZooKeeper session. */
     public record Write(String resource, String participant, long token, long seq, long session) {
+        /**
+         * @param resource    the fenced resource (1 to 100 characters)
+         * @param participant who wrote (1 to 20 characters)
+         * @param token       the token it wrote with
+         * @param seq         the write's number within its grant
+         * @param session     the writer's ZooKeeper session id
+         * @throws IllegalArgumentException if resource or participant is empty or too long
+         */
         public Write {
             if (resource == null || resource.isEmpty() || resource.length() > 100) {
                 throw new IllegalArgumentException("resource must be 1 to 100 characters, was " + resource);
@@ -32,12 +40,21 @@ public final class HistoryTable {
 
     private HistoryTable() {}
 
-    /** The table's name for {@code prefix}. */
+    /**
+     * @param prefix the table prefix
+     * @return the table's name, {@code <prefix>history}
+     */
     public static String name(String prefix) {
         return prefix + "history";
     }
 
-    /** Creates the table; the identity column orders rows by commit. */
+    /**
+     * Creates the table; its identity column orders rows by commit.
+     *
+     * @param dataSource the database
+     * @param prefix     the table prefix
+     * @throws SQLException if the table cannot be created (it exists already, say)
+     */
     public static void create(DataSource dataSource, String prefix) throws SQLException {
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + name(prefix) + " (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
@@ -46,7 +63,14 @@ public final class HistoryTable {
         }
     }
 
-    /** Inserts one row on {@code tx}, in whatever transaction it is in (the fenced write's, ideally). */
+    /**
+     * Inserts one row on {@code tx}, in whatever transaction it is in (the fenced write's, ideally).
+     *
+     * @param tx     the connection of the fenced write's transaction
+     * @param prefix the table prefix
+     * @param write  the row
+     * @throws SQLException if the insert fails
+     */
     public static void insert(Connection tx, String prefix, Write write) throws SQLException {
         try (PreparedStatement p = tx.prepareStatement("INSERT INTO " + name(prefix) + " (resource, participant,"
                 + " token, seq, session) VALUES (?, ?, ?, ?, ?)")) {
@@ -59,7 +83,14 @@ public final class HistoryTable {
         }
     }
 
-    /** Every committed write, in commit order (the identity column). */
+    /**
+     * Reads every committed write.
+     *
+     * @param dataSource the database
+     * @param prefix     the table prefix
+     * @return the rows in commit order (the identity column)
+     * @throws SQLException if the table cannot be read
+     */
     public static List<HistoryChecker.Committed> read(DataSource dataSource, String prefix) throws SQLException {
         List<HistoryChecker.Committed> rows = new ArrayList<>();
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();

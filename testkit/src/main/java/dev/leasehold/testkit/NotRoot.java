@@ -8,7 +8,7 @@ public final class NotRoot {
 
     private NotRoot() {}
 
-    /** Whether this JVM runs as root. */
+    /** @return whether this JVM runs as root */
     public static boolean isRoot() {
         return "root".equals(System.getProperty("user.name"));
     }

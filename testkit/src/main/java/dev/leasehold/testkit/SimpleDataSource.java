@@ -12,8 +12,9 @@ public final class SimpleDataSource extends PlainDataSource {
     private final String password;
 
     /**
-     * @param url  a JDBC URL (a bad one fails at {@link #getConnection()}, with the driver's message)
-     * @param user null to connect without a user and password
+     * @param url      a JDBC URL (a bad one fails at {@link #getConnection()}, with the driver's message)
+     * @param user     null to connect without a user and password
+     * @param password the password, or null
      */
     public SimpleDataSource(String url, String user, String password) {
         this.url = url;

@@ -57,6 +57,13 @@ public final class TcpProxy implements Closeable {
     private volatile boolean silent;
     private volatile boolean closed;
 
+    /**
+     * Starts a proxy on a free loopback port.
+     *
+     * @param targetHost the server's host
+     * @param targetPort the server's client port
+     * @throws IOException if it cannot listen
+     */
     public TcpProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
@@ -66,7 +73,13 @@ public final class TcpProxy implements Closeable {
         acceptor.start();
     }
 
-    /** A proxy to the first server of a ZooKeeper connect string such as {@code 127.0.0.1:2181}. */
+    /**
+     * A proxy to the first server of a ZooKeeper connect string.
+     *
+     * @param connectString e.g. {@code 127.0.0.1:2181}
+     * @return the started proxy
+     * @throws IOException if it cannot listen
+     */
     public static TcpProxy to(String connectString) throws IOException {
         ConnectString.Server first = ConnectString.parse(connectString).servers().get(0);
         return new TcpProxy(first.host(), first.port());
@@ -75,12 +88,17 @@ public final class TcpProxy implements Closeable {
     /**
      * A Curator client builder that keeps to {@code connectString} (ensemble tracker off), with this session
      * timeout, a connection timeout of the same length and a short retry (5 times, 200 ms apart).
+     *
+     * @param connectString the proxies' addresses, e.g. {@code proxy.connectString()}
+     * @param sessionMs     the session timeout to request
+     * @return the builder, to adjust further and build
      */
     public static CuratorFrameworkFactory.Builder clientBuilder(String connectString, int sessionMs) {
         return CuratorFrameworkFactory.builder().connectString(connectString).ensembleTracker(false)
                 .sessionTimeoutMs(sessionMs).connectionTimeoutMs(sessionMs).retryPolicy(new RetryNTimes(5, 200));
     }
 
+    /** @return the connect string that reaches the server through this proxy, {@code 127.0.0.1:port} */
     public String connectString() {
         return listener.getInetAddress().getHostAddress() + ":" + listener.getLocalPort();
     }
@@ -101,15 +119,20 @@ public final class TcpProxy implements Closeable {
         closeConnections();
     }
 
+    /** @return how many watch notifications the server sent the client through this proxy */
     public long watchNotifications() {
         return notifications.get();
     }
 
+    /** @return how many requests the client sent through this proxy (pings, auth and set-watches not counted) */
     public long requests() {
         return requests.get();
     }
 
-    /** Requests sent by the client that name a path containing {@code fragment} (multi included). */
+    /**
+     * @param fragment part of a path
+     * @return how many requests the client sent that name a path containing {@code fragment} (multi included)
+     */
     public long requests(String fragment) {
         byte[] needle = fragment.getBytes(StandardCharsets.UTF_8);
         return requestFrames.stream().filter(frame -> contains(frame, needle)).count();
@@ -128,7 +151,14 @@ public final class TcpProxy implements Closeable {
         return false;
     }
 
-    /** Waits until the client has sent at least {@code n} requests in all; false on timeout. */
+    /**
+     * Waits until the client has sent at least {@code n} requests in all.
+     *
+     * @param n       how many
+     * @param timeout how long to wait at most
+     * @return false on timeout
+     * @throws InterruptedException if interrupted while waiting
+     */
     public boolean awaitRequests(long n, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (requestSeen) {
@@ -146,12 +176,23 @@ public final class TcpProxy implements Closeable {
     /**
      * Reads (exists, getData, getChildren) sent by the client with the watch flag set, on paths that start with
      * {@code prefix} (Curator itself watches {@code /zookeeper/config}).
+     *
+     * @param prefix the start of the paths
+     * @return how many such reads the client sent
      */
     public long watchRequests(String prefix) {
         return watchedPaths.stream().filter(path -> path.startsWith(prefix)).count();
     }
 
-    /** Waits until the client has sent at least {@code n} watching reads under {@code prefix}; false on timeout. */
+    /**
+     * Waits until the client has sent at least {@code n} watching reads under {@code prefix}.
+     *
+     * @param prefix  the start of the paths
+     * @param n       how many
+     * @param timeout how long to wait at most
+     * @return false on timeout
+     * @throws InterruptedException if interrupted while waiting
+     */
     public boolean awaitWatchRequests(String prefix, long n, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (requestSeen) {
