@@ -327,7 +327,7 @@ public final class FenceGate {
      */
     public OptionalLong rebase(String resource, long newToken, String operator, String reason) {
         Args.name(resource, "resource");
-        Args.token(newToken, "newToken");
+        Args.mark(newToken, "newToken");
         Args.name(operator, "operator");
         Args.notNull(reason, "reason");
         if (reason.isBlank() || reason.length() > 1000) {

@@ -1,21 +1,19 @@
 package dev.leasehold.store;
 
-import java.io.PrintWriter;
+import dev.leasehold.testkit.PlainDataSource;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
  * A small pool stand-in: at most {@code size} connections open at once (a leak shows as the next caller failing),
  * and a count of those still open, for asserting that every connection is returned on every path.
  */
-final class CountingDataSource implements DataSource {
+final class CountingDataSource extends PlainDataSource {
 
     private final DataSource target;
     private final Semaphore permits;
@@ -61,43 +59,5 @@ final class CountingDataSource implements DataSource {
                         throw e.getCause();
                     }
                 });
-    }
-
-    @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-        throw new SQLFeatureNotSupportedException();
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-        return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) {
-    }
-
-    @Override
-    public int getLoginTimeout() {
-        return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        throw new SQLFeatureNotSupportedException();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        throw new SQLException("not a wrapper");
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-        return false;
     }
 }

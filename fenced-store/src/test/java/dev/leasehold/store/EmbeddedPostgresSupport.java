@@ -1,5 +1,6 @@
 package dev.leasehold.store;
 
+import dev.leasehold.testkit.NotRoot;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,10 +13,8 @@ final class EmbeddedPostgresSupport {
     private EmbeddedPostgresSupport() {}
 
     static EmbeddedPostgres start() throws IOException {
-        if ("root".equals(System.getProperty("user.name"))) {
-            throw new IllegalStateException("PostgreSQL refuses to run as root, so the embedded PostgreSQL tests"
-                    + " cannot start: run the build as an unprivileged user (.ci/run does that when started as root)");
-        }
+        NotRoot.require("the embedded PostgreSQL tests cannot start; run the build as an unprivileged user (.ci/run"
+                + " does that when started as root)");
         return EmbeddedPostgres.builder().start();
     }
 

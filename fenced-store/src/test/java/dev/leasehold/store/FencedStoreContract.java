@@ -42,7 +42,7 @@ abstract class FencedStoreContract {
     /** The store's lock timeout for the claimers and sweepers that must never wait. */
     static final StoreConfig IMPATIENT = StoreConfig.defaults().withLockTimeout(Duration.ofMillis(1));
 
-    /** A data source whose lock waits fail fast (a second at most): a claimer that waited would fail. */
+    /** A data source whose lock waits fail after 10 s (LOCK_TIMEOUT, lock_timeout): a test stuck on a lock fails. */
     protected abstract DataSource dataSource();
 
     /** The same database, with a lock timeout of 1 ms: any statement that has to wait for a lock fails. */
@@ -476,6 +476,17 @@ abstract class FencedStoreContract {
 
     // ---- bad input and faults -------------------------------------------------------------------------------
 
+    /** A fencing token is a czxid, always positive (FencingToken refuses 0): a 0 is a bug in the caller. */
+    @Test
+    void aZeroTokenIsRejectedBeforeAnythingIsWritten() throws SQLException {
+        FencedWork work = insertWrite("r", 1, "must not be written");
+        assertThatThrownBy(() -> gate.write("r", 0, work)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("token must be positive, was 0");
+        assertThatThrownBy(() -> gate.advance("r", 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("token must be positive, was 0");
+        assertThat(notes()).isEmpty();
+    }
+
     @Test
     void badInputIsRejectedBeforeAnythingIsWritten() throws SQLException {
         FencedWork work = insertWrite("r", 1, "must not be written");
@@ -485,7 +496,7 @@ abstract class FencedStoreContract {
         assertThatThrownBy(() -> gate.write("x".repeat(201), 1, work)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("at most 200");
         assertThatThrownBy(() -> gate.write("r", -1, work)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("token must be 0 or more, was -1");
+                .hasMessageContaining("token must be positive, was -1");
         assertThatThrownBy(() -> gate.write("r", 1, null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("work must not be null");
         assertThatThrownBy(() -> gate.advance("r", -5)).isInstanceOf(IllegalArgumentException.class);

@@ -443,7 +443,7 @@ abstract class OutboxContract {
         assertThatThrownBy(() -> outbox.record("", 1, charge("c1"))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("resource must be a non-blank string");
         assertThatThrownBy(() -> outbox.record(RESOURCE, -1, charge("c1")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("token must be 0 or more");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("token must be positive");
         assertThatThrownBy(() -> OutboxIntent.of(key("c1"), " ", "p")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("destination");
         assertThatThrownBy(() -> OutboxIntent.of(key("c1"), "d", null)).isInstanceOf(IllegalArgumentException.class)

@@ -1,25 +1,24 @@
 package dev.leasehold.store;
 
-import java.io.PrintWriter;
+import dev.leasehold.testkit.PlainDataSource;
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
  * Records every statement the store prepares, with the parameters bound to it, so a test can ask the database how
  * it would run exactly those statements (EXPLAIN) without knowing how the store builds them.
  */
-final class RecordingDataSource implements DataSource {
+final class RecordingDataSource extends PlainDataSource {
 
     /** A prepared statement and its parameters, by position (1-based). */
     record Recorded(String sql, Map<Integer, Object> params) {
@@ -69,49 +68,11 @@ final class RecordingDataSource implements DataSource {
                 });
     }
 
-    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
         try {
             return method.invoke(target, args);
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }
-    }
-
-    @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-        throw new SQLFeatureNotSupportedException();
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-        return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) {
-    }
-
-    @Override
-    public int getLoginTimeout() {
-        return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        throw new SQLFeatureNotSupportedException();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        throw new SQLException("not a wrapper");
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-        return false;
     }
 }

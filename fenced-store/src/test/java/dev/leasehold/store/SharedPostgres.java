@@ -1,8 +1,6 @@
 package dev.leasehold.store;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -10,13 +8,11 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 /**
- * One embedded PostgreSQL 17 for the contracts that need only a database of their own, not a server of their own:
- * each asks for a fresh database by name, and the server stops when the test JVM exits. Saves a server start
- * (about two seconds) per test class.
+ * Databases of their own on the one shared embedded PostgreSQL 17 ({@link EmbeddedPostgresSupport#shared()}), for the
+ * contracts that need only a database of their own, not a server of their own: each asks for a fresh database by
+ * name, and the server stops when the test JVM exits. Saves a server start (about two seconds) per test class.
  */
 final class SharedPostgres {
-
-    private static EmbeddedPostgres server;
 
     private SharedPostgres() {}
 
@@ -43,21 +39,6 @@ final class SharedPostgres {
     }
 
     private static EmbeddedPostgres server() {
-        if (server == null) {
-            try {
-                server = EmbeddedPostgresSupport.start();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            EmbeddedPostgres started = server;
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    started.close();
-                } catch (IOException ignored) {
-                    // the JVM is exiting; the data directory is temporary
-                }
-            }, "shared-postgres-stop"));
-        }
-        return server;
+        return EmbeddedPostgresSupport.shared();
     }
 }

@@ -46,6 +46,9 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: thread-safe. A selector that is queued for leadership holds one thread (Curator's
  * LeaderSelector blocks it in the mutex's acquire); a closed or never-started one holds none, and the thread ends
  * 2 s after the work, if the selector is not queued again.
+ *
+ * <p>Why one file of more than 300 lines: the recipe is meant to be copied into a Curator codebase as its own files
+ * plus the token type, so its lifecycle, grant and close stay here rather than in more classes to copy.
  */
 public final class FencedLeaderSelector implements Closeable {
 

@@ -64,16 +64,6 @@ public record FencingToken(long value, String path, String participantId) implem
         return Long.compare(value, other.value);
     }
 
-    /**
-     * Whether this token is from a later grant.
-     *
-     * @param other the token to compare with
-     * @return {@code true} if this token is from a later grant than {@code other}
-     */
-    public boolean isNewerThan(FencingToken other) {
-        return value > other.value;
-    }
-
     @Override
     public String toString() {
         return "FencingToken[" + value + " (0x" + Long.toHexString(value) + "), participant=" + participantId

@@ -3,6 +3,7 @@ package dev.leasehold.recipes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leasehold.testkit.TcpProxy;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;

@@ -3,6 +3,7 @@ package dev.leasehold.recipes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -131,8 +132,8 @@ class BadInputTest {
 
     @Test
     void aCloseWaitOutsideItsBoundsIsRejected() {
-        for (java.time.Duration wait : new java.time.Duration[] {java.time.Duration.ZERO,
-                java.time.Duration.ofMillis(-1), java.time.Duration.ofHours(2)}) {
+        for (Duration wait : new Duration[] {Duration.ZERO,
+                Duration.ofMillis(-1), Duration.ofHours(2)}) {
             assertThatThrownBy(() -> new FencedLeaderLatch(client, "/wait/latch", "id", wait))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("closeWait must be more than 0 and at most 1 hour");

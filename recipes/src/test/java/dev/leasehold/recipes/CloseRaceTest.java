@@ -2,9 +2,6 @@ package dev.leasehold.recipes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.Closeable;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -12,40 +9,14 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateErrorPolicy;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** close() from a listener, and close() racing start(): no orphan node, no acquired after lost. */
 @Timeout(120)
-class CloseRaceTest {
+class CloseRaceTest extends ZkTestCase {
 
     private static final String PATH = "/close/leader";
-
-    private final Deque<Closeable> toClose = new ArrayDeque<>();
-    private TestingServer server;
-    private CuratorFramework observer;
-
-    @BeforeEach
-    void startZooKeeper() throws Exception {
-        server = Zk.server();
-        observer = closeLater(Zk.client(server.getConnectString()));
-    }
-
-    @AfterEach
-    void stopAll() throws Exception {
-        while (!toClose.isEmpty()) {
-            toClose.pop().close();
-        }
-        server.close();
-    }
-
-    private <T extends Closeable> T closeLater(T closeable) {
-        toClose.push(closeable);
-        return closeable;
-    }
 
     /** L1 closes the latch inside leadershipAcquired; L2, registered after it, must never see lost before acquired. */
     @Test

@@ -33,7 +33,7 @@ class ElectionNodesTest {
         FencingToken epoch1 = new FencingToken(0x1_0000_0004L, "/a/n1", "a");
         FencingToken epoch2 = new FencingToken(0x2_0000_0002L, "/a/n2", "b");
         assertThat(epoch2).isGreaterThan(epoch1);
-        assertThat(epoch2.isNewerThan(epoch1)).isTrue();
+        assertThat(epoch2.value()).isGreaterThan(epoch1.value());
         assertThat(epoch1.epoch()).isEqualTo(1);
         assertThat(epoch1.counter()).isEqualTo(4);
         assertThat(epoch2.epoch()).isEqualTo(2);

@@ -2,13 +2,16 @@ package dev.leasehold.recipes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.Closeable;
-import java.util.ArrayDeque;
+import dev.leasehold.testkit.TcpProxy;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
@@ -17,38 +20,13 @@ import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.SessionConnectionStateErrorPolicy;
 import org.apache.curator.test.TestingServer;
 import org.apache.curator.utils.ZKPaths;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(120)
-class FencedLeaderLatchTest {
+class FencedLeaderLatchTest extends ZkTestCase {
 
     private static final String PATH = "/app/leader";
-
-    private final Deque<Closeable> toClose = new ArrayDeque<>();
-    private TestingServer server;
-    private CuratorFramework observer;
-
-    @BeforeEach
-    void startZooKeeper() throws Exception {
-        server = Zk.server();
-        observer = closeLater(Zk.client(server.getConnectString()));
-    }
-
-    @AfterEach
-    void stopAll() throws Exception {
-        while (!toClose.isEmpty()) {
-            toClose.pop().close();
-        }
-        server.close();
-    }
-
-    private <T extends Closeable> T closeLater(T closeable) {
-        toClose.push(closeable);
-        return closeable;
-    }
 
     private FencedLeaderLatch latch(CuratorFramework client, String id, GrantRecorder recorder) {
         FencedLeaderLatch latch = closeLater(new FencedLeaderLatch(client, PATH, id));
@@ -209,15 +187,15 @@ class FencedLeaderLatchTest {
                     }
                 });
                 latch.addListener(rec);
-                java.io.PrintStream stderr = System.err;
-                java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
-                System.setErr(new java.io.PrintStream(logged, true, java.nio.charset.StandardCharsets.UTF_8));
+                PrintStream stderr = System.err;
+                ByteArrayOutputStream logged = new ByteArrayOutputStream();
+                System.setErr(new PrintStream(logged, true, StandardCharsets.UTF_8));
                 try {
                     latch.start(); // slf4j-simple writes to the current System.err
                 } finally {
                     System.setErr(stderr);
                 }
-                assertThat(logged.toString(java.nio.charset.StandardCharsets.UTF_8))
+                assertThat(logged.toString(StandardCharsets.UTF_8))
                         .as("one WARN at start").containsOnlyOnce("WARN")
                         .contains("[a]").contains("only the resource's token check");
                 FencingToken token = rec.nextAcquired();
@@ -366,7 +344,7 @@ class FencedLeaderLatchTest {
         GrantRecorder onOwnThread = new GrantRecorder();
         GrantRecorder onExecutor = new GrantRecorder();
         latch.addListener(onOwnThread);
-        java.util.concurrent.ExecutorService userExecutor = java.util.concurrent.Executors.newSingleThreadExecutor(
+        ExecutorService userExecutor = Executors.newSingleThreadExecutor(
                 r -> new Thread(r, "user-executor"));
         toClose.push(userExecutor::shutdownNow);
         latch.addListener(onExecutor, userExecutor);

@@ -2,49 +2,26 @@ package dev.leasehold.recipes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.Closeable;
-import java.util.ArrayDeque;
-import java.util.Deque;
+import dev.leasehold.testkit.TcpProxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
+import org.apache.curator.framework.recipes.leader.LeaderSelector;
+import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
 import org.apache.curator.utils.ZKPaths;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(120)
-class FencedLeaderSelectorTest {
+class FencedLeaderSelectorTest extends ZkTestCase {
 
     private static final String PATH = "/app/selector";
-
-    private final Deque<Closeable> toClose = new ArrayDeque<>();
-    private TestingServer server;
-    private CuratorFramework observer;
-
-    @BeforeEach
-    void startZooKeeper() throws Exception {
-        server = Zk.server();
-        observer = closeLater(Zk.client(server.getConnectString()));
-    }
-
-    @AfterEach
-    void stopAll() throws Exception {
-        while (!toClose.isEmpty()) {
-            toClose.pop().close();
-        }
-        server.close();
-    }
-
-    private <T extends Closeable> T closeLater(T closeable) {
-        toClose.push(closeable);
-        return closeable;
-    }
 
     /** Leader work that reports its token and thread, then holds leadership until released or interrupted. */
     private static final class HeldWork implements FencedLeaderSelectorListener {
@@ -203,9 +180,9 @@ class FencedLeaderSelectorTest {
     @Test
     void leaderChangeWakesExactlyOneFollower() throws Exception {
         int n = 10;
-        java.util.List<TcpProxy> proxies = new java.util.ArrayList<>();
-        java.util.List<CuratorFramework> clients = new java.util.ArrayList<>();
-        java.util.List<HeldWork> works = new java.util.ArrayList<>();
+        List<TcpProxy> proxies = new ArrayList<>();
+        List<CuratorFramework> clients = new ArrayList<>();
+        List<HeldWork> works = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             TcpProxy proxy = closeLater(TcpProxy.to(server.getConnectString()));
             proxies.add(proxy);
@@ -279,9 +256,9 @@ class FencedLeaderSelectorTest {
         CuratorFramework plainClient = closeLater(Zk.client(plainProxy.connectString()));
         CountDownLatch plainLeads = new CountDownLatch(1);
         CountDownLatch plainRelease = new CountDownLatch(1);
-        org.apache.curator.framework.recipes.leader.LeaderSelector plain =
-                new org.apache.curator.framework.recipes.leader.LeaderSelector(plainClient, "/plain/selector",
-                        new org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter() {
+        LeaderSelector plain =
+                new LeaderSelector(plainClient, "/plain/selector",
+                        new LeaderSelectorListenerAdapter() {
                             @Override
                             public void takeLeadership(CuratorFramework c) throws Exception {
                                 plainLeads.countDown();
@@ -332,7 +309,7 @@ class FencedLeaderSelectorTest {
                     // the point of this test: work that does not stop when interrupted
                 }
             }
-        }, java.time.Duration.ofMillis(200)));
+        }, Duration.ofMillis(200)));
         stubborn.start();
         FencingToken token = grants.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS);
         assertThat(token).isNotNull();
@@ -350,7 +327,7 @@ class FencedLeaderSelectorTest {
         finish.countDown();
         Zk.awaitDeleted(observer, token.path());
         FencingToken followerToken = next.nextGrant();
-        assertThat(followerToken.isNewerThan(token)).isTrue();
+        assertThat(followerToken.value()).isGreaterThan(token.value());
         LeaderInfo leader = follower.currentLeader().orElseThrow();
         assertThat(leader.participantId()).isEqualTo("follower");
         assertThat(leader.token()).isEqualTo(followerToken);

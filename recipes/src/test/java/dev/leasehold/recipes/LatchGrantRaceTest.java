@@ -2,20 +2,14 @@ package dev.leasehold.recipes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.Closeable;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
-import org.apache.curator.test.TestingServer;
 import org.apache.curator.utils.ZKPaths;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,32 +19,9 @@ import org.junit.jupiter.api.Timeout;
  * leadership without checking that N1 is still our node. Driven here with Curator's own test hooks.
  */
 @Timeout(120)
-class LatchGrantRaceTest {
+class LatchGrantRaceTest extends ZkTestCase {
 
     private static final String PATH = "/race/leader";
-
-    private final Deque<Closeable> toClose = new ArrayDeque<>();
-    private TestingServer server;
-    private CuratorFramework observer;
-
-    @BeforeEach
-    void startZooKeeper() throws Exception {
-        server = Zk.server();
-        observer = closeLater(Zk.client(server.getConnectString()));
-    }
-
-    @AfterEach
-    void stopAll() throws Exception {
-        while (!toClose.isEmpty()) {
-            toClose.pop().close();
-        }
-        server.close();
-    }
-
-    private <T extends Closeable> T closeLater(T closeable) {
-        toClose.push(closeable);
-        return closeable;
-    }
 
     /**
      * Timeline: N1 created; Curator lists N1 as lowest and sends getData(N1); its answer is held on the event

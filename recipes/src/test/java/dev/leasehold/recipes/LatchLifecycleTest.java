@@ -2,9 +2,7 @@ package dev.leasehold.recipes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.Closeable;
-import java.util.ArrayDeque;
-import java.util.Deque;
+import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -13,39 +11,18 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Threads, close and the reasons a grant ends. */
 @Timeout(120)
-class LatchLifecycleTest {
+class LatchLifecycleTest extends ZkTestCase {
 
     private static final String PATH = "/lifecycle/leader";
 
-    private final Deque<Closeable> toClose = new ArrayDeque<>();
-    private TestingServer server;
-    private CuratorFramework observer;
-
-    @BeforeEach
-    void startZooKeeper() throws Exception {
-        server = Zk.server(Zk.LONG_TICK_MS);
-        observer = closeLater(Zk.client(server.getConnectString()));
-    }
-
-    @AfterEach
-    void stopAll() throws Exception {
-        while (!toClose.isEmpty()) {
-            toClose.pop().close();
-        }
-        server.close();
-    }
-
-    private <T extends Closeable> T closeLater(T closeable) {
-        toClose.push(closeable);
-        return closeable;
+    @Override
+    int tickMs() {
+        return Zk.LONG_TICK_MS;
     }
 
     /** Records the causes too. */
@@ -231,7 +208,7 @@ class LatchLifecycleTest {
     @Test
     void aListenerOnAnExecutorThatClosesTheLatchDoesNotWaitForItself() throws Exception {
         CuratorFramework client = closeLater(Zk.client(server.getConnectString()));
-        FencedLeaderLatch latch = closeLater(new FencedLeaderLatch(client, PATH, "p", java.time.Duration.ofMinutes(1)));
+        FencedLeaderLatch latch = closeLater(new FencedLeaderLatch(client, PATH, "p", Duration.ofMinutes(1)));
         ExecutorService userExecutor = Executors.newCachedThreadPool();
         toClose.push(userExecutor::shutdownNow);
         CountDownLatch closeReturned = new CountDownLatch(1);

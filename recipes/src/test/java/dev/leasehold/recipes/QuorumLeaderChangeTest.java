@@ -2,6 +2,7 @@ package dev.leasehold.recipes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leasehold.testkit.Ensemble;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
@@ -41,7 +42,7 @@ class QuorumLeaderChangeTest {
 
                 InstanceSpec quorumLeader = null;
                 for (InstanceSpec spec : cluster.getInstances()) {
-                    if (Zk.mode(spec).equals("leader")) {
+                    if (Ensemble.isQuorumLeader(spec)) {
                         quorumLeader = spec;
                     }
                 }

@@ -2,6 +2,7 @@ package dev.leasehold.recipes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leasehold.testkit.TcpProxy;
 import java.io.Closeable;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

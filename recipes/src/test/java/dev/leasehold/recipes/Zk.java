@@ -1,5 +1,6 @@
 package dev.leasehold.recipes;
 
+import dev.leasehold.testkit.Ensemble;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -10,7 +11,6 @@ import org.apache.curator.retry.RetryNTimes;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.client.FourLetterWordMain;
 import org.apache.zookeeper.data.Stat;
 
 /** Real ZooKeeper for tests: servers with a small tickTime so sessions expire in about a second. */
@@ -24,7 +24,7 @@ final class Zk {
 
     static {
         // Four-letter words (srvr) tell which server is the quorum leader; must be set before servers start.
-        System.setProperty("zookeeper.4lw.commands.whitelist", "*");
+        Ensemble.allowFourLetterWords();
         // Reap empty container parents quickly (ZooKeeper's default checks once a minute).
         System.setProperty("znode.container.checkIntervalMs", "200");
     }
@@ -116,12 +116,5 @@ final class Zk {
         if (!deleted.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new AssertionError(path + " was not deleted within " + WAIT);
         }
-    }
-
-    /** Answers {@code srvr}'s "Mode:" line for a server: leader, follower or standalone. */
-    static String mode(InstanceSpec spec) throws Exception {
-        String answer = FourLetterWordMain.send4LetterWord(spec.getHostname(), spec.getPort(), "srvr");
-        return answer.lines().filter(l -> l.startsWith("Mode:")).map(l -> l.substring(5).trim()).findFirst()
-                .orElse("unknown");
     }
 }

@@ -13,7 +13,8 @@ import java.util.concurrent.CountDownLatch;
  * Three schedulers A, B, C elect a billing leader with {@link FencedLeaderLatch}; A pauses mid-run. A's ZooKeeper
  * connection goes through a proxy that is silenced, so the server expires A's session and B takes over; A's worker is
  * held at its pause point (between its leadership check and its next step) until B's run is done, then wakes still
- * believing it leads. The billing work itself is the caller's ({@link Work}). Used by {@link BillingExternalScenario}.
+ * believing it leads. The billing work itself is the caller's ({@link Work}). Used by {@link StaleLeaderScenario} and
+ * {@link BillingExternalScenario}.
  */
 final class BillingElection implements AutoCloseable {
 
@@ -64,7 +65,8 @@ final class BillingElection implements AutoCloseable {
         @Override
         public void leadershipAcquired(FencingToken token) {
             leadership = timeline.begin(name, Timeline.SpanKind.LEADERSHIP, "leader, token " + token.value());
-            timeline.info(name, "leads with token " + token.value());
+            timeline.info(name, "leads with token " + token.value() + " (czxid 0x" + Long.toHexString(token.value())
+                    + ")");
             granted.countDown();
             Thread worker = new Thread(() -> {
                 try {

@@ -90,7 +90,7 @@ final class BillingExternalScenario implements Scenario {
 
     private static RunResult result(Env env, String title, boolean broken, Timeline timeline, List<String> verdicts,
                                     boolean asExpected, String expectation) {
-        verdicts.forEach(v -> env.out().println("  verdict: " + v));
+        env.printVerdicts(verdicts);
         return new RunResult(NAME, title, broken, timeline, verdicts, asExpected, expectation);
     }
 

@@ -1,6 +1,7 @@
 package dev.leasehold.scenarios;
 
-import dev.leasehold.recipes.TcpProxy;
+import dev.leasehold.testkit.SimpleDataSource;
+import dev.leasehold.testkit.TcpProxy;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
@@ -11,12 +12,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
@@ -36,7 +36,6 @@ public final class Env implements AutoCloseable {
     private static final int CONNECT_WAIT_SECONDS = 5;
 
     private final PrintStream out;
-    private final long seed;
     private final TestingServer embeddedZk;
     private final String zkConnect;
     private final String jdbcUrl;
@@ -45,29 +44,57 @@ public final class Env implements AutoCloseable {
     private final List<AutoCloseable> toClose = new ArrayList<>();
     private final AtomicInteger runs = new AtomicInteger();
     /** Distinguishes this environment's tables and in-memory databases from any earlier run's. */
-    private final String id = Long.toString(java.util.concurrent.ThreadLocalRandom.current().nextLong(1_679_616L), 36)
+    private final String id = Long.toString(ThreadLocalRandom.current().nextLong(1_679_616L), 36)
             + NEXT_ID.incrementAndGet();
     private final List<JdbcDataSource> h2Databases = new ArrayList<>();
     private static final AtomicInteger NEXT_ID = new AtomicInteger();
     private Server h2TcpServer;
 
-    private Env(PrintStream out, long seed, TestingServer embeddedZk, String zkConnect, String jdbcUrl, String user,
-                String password) {
-        this.out = out;
-        this.seed = seed;
+    /**
+     * What the scenarios run on, checked here.
+     *
+     * @param zk       a ZooKeeper connect string, or null for an embedded server
+     * @param jdbc     a JDBC URL, or null for in-memory H2
+     * @param user     database user, or null
+     * @param password database password, or null
+     * @param out      where the scenarios print
+     */
+    public record Settings(String zk, String jdbc, String user, String password, PrintStream out) {
+        public Settings {
+            if (out == null) {
+                throw new IllegalArgumentException("out is required");
+            }
+        }
+
+        /** An embedded ZooKeeper and in-memory H2. */
+        public static Settings embedded(PrintStream out) {
+            return new Settings(null, null, null, null, out);
+        }
+
+        public Settings withZk(String zk) {
+            return new Settings(zk, jdbc, user, password, out);
+        }
+
+        public Settings withJdbc(String jdbc, String user, String password) {
+            return new Settings(zk, jdbc, user, password, out);
+        }
+    }
+
+    private Env(Settings settings, TestingServer embeddedZk, String zkConnect) {
+        this.out = settings.out();
         this.embeddedZk = embeddedZk;
         this.zkConnect = zkConnect;
-        this.jdbcUrl = jdbcUrl;
-        this.user = user;
-        this.password = password;
+        this.jdbcUrl = settings.jdbc();
+        this.user = settings.user();
+        this.password = settings.password();
     }
 
     /**
-     * @param zk   a ZooKeeper connect string, or null for an embedded server
-     * @param jdbc a JDBC URL, or null for in-memory H2
      * @throws EnvException if ZooKeeper or the database cannot be reached
      */
-    public static Env start(String zk, String jdbc, String user, String password, long seed, PrintStream out) {
+    public static Env start(Settings settings) {
+        String zk = settings.zk();
+        String jdbc = settings.jdbc();
         TestingServer server = null;
         String connect = zk;
         if (zk == null) {
@@ -78,7 +105,7 @@ public final class Env implements AutoCloseable {
                 throw new EnvException("could not start the embedded ZooKeeper: " + e.getMessage(), e);
             }
         }
-        Env env = new Env(out, seed, server, connect, jdbc, user, password);
+        Env env = new Env(settings, server, connect);
         try {
             env.client(connect).close();
             if (jdbc != null) {
@@ -99,13 +126,9 @@ public final class Env implements AutoCloseable {
         return out;
     }
 
-    public long seed() {
-        return seed;
-    }
-
-    /** A random source for one scenario, from the run's seed. */
-    public Random random(String scenario) {
-        return new Random(seed * 31 + scenario.hashCode());
+    /** Prints a run's verdicts, one line each. */
+    public void printVerdicts(List<String> verdicts) {
+        verdicts.forEach(v -> out.println("  verdict: " + v));
     }
 
     public String zkConnect() {
@@ -128,10 +151,8 @@ public final class Env implements AutoCloseable {
 
     /** A started client with the given session timeout (the server bounds it to [2, 20] of its ticks). */
     public CuratorFramework client(String connectString, int sessionMs) {
-        CuratorFramework client = CuratorFrameworkFactory.builder()
-                .connectString(connectString)
-                .ensembleTracker(false) // keep to the given addresses: a proxied client must not bypass its proxy
-                .sessionTimeoutMs(sessionMs)
+        // Keeps to the given addresses: a proxied client must not bypass its proxy.
+        CuratorFramework client = TcpProxy.clientBuilder(connectString, sessionMs)
                 .connectionTimeoutMs(Math.max(SESSION_MS, sessionMs))
                 .retryPolicy(new RetryNTimes(10, 100))
                 .build();

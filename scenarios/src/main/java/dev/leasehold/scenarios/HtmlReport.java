@@ -27,15 +27,15 @@ final class HtmlReport {
 
     private HtmlReport() {}
 
-    static void write(Path file, List<RunResult> results, long seed) throws IOException {
+    static void write(Path file, List<RunResult> results) throws IOException {
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        Files.writeString(file, render(results, seed), StandardCharsets.UTF_8);
+        Files.writeString(file, render(results), StandardCharsets.UTF_8);
     }
 
-    static String render(List<RunResult> results, long seed) {
+    static String render(List<RunResult> results) {
         StringBuilder html = new StringBuilder();
         html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
                 .append("<title>Leasehold scenarios</title><style>")
@@ -51,8 +51,7 @@ final class HtmlReport {
                 .append("vertical-align:top;font-size:14px}table.summary th{background:#f6f8fa}")
                 .append("svg{border:1px solid #ddd;background:#fff}text{font-size:11px}text.label{font-size:10px}")
                 .append(".legend span{display:inline-block;margin-right:16px}")
-                .append("</style></head><body>\n<h1>Leasehold scenarios</h1>\n<p>Seed ").append(seed)
-                .append(", written ").append(Instant.now()).append(". Times are milliseconds from each run's start.")
+                .append("</style></head><body>\n<h1>Leasehold scenarios</h1>\n<p>Written ").append(Instant.now()).append(". Times are milliseconds from each run's start.")
                 .append(" Each incident is run twice: <b class=\"reproduced\">as it happened</b>, where the incident")
                 .append(" must come back (amber: the failure is reproduced, as expected), and <b class=\"held\">with")
                 .append(" Leasehold</b>, where it must not (green). Red marks a run that did not go as expected.</p>\n");

@@ -3,17 +3,18 @@ package dev.leasehold.scenarios;
 import dev.leasehold.recipes.FencedLeaderLatch;
 import dev.leasehold.recipes.FencedLeaderListener;
 import dev.leasehold.recipes.FencingToken;
+import dev.leasehold.scenarios.chaos.ChildArgs;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.StaleTokenException;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.testkit.HistoryTable;
+import dev.leasehold.testkit.SimpleDataSource;
+import dev.leasehold.testkit.TcpProxy;
 import java.io.PrintStream;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.util.concurrent.CountDownLatch;
 import javax.sql.DataSource;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;
 
 /**
@@ -22,33 +23,27 @@ import org.apache.curator.retry.RetryNTimes;
  * the resource refuses (a naive loop that never re-checks leadership, as code in a long GC pause never can). With
  * {@code unfenced} it writes straight to the table, without the gate. It reports on stdout, one line per event.
  *
- * <p>Arguments: zk, jdbc-url, user (or "-"), password (or "-"), election path, id, table prefix, fenced|unfenced.
+ * <p>Arguments: {@link ChildArgs} (a latch; the resource is the ledger).
  */
 public final class PauseChild {
 
     private PauseChild() {}
 
     public static void main(String[] args) throws Exception {
-        String zk = args[0];
-        String url = args[1];
-        String user = args[2].equals("-") ? null : args[2];
-        String password = args[3].equals("-") ? null : args[3];
-        String path = args[4];
-        String id = args[5];
-        String prefix = args[6];
-        boolean fenced = args[7].equals("fenced");
+        ChildArgs child = ChildArgs.parse(args);
         PrintStream out = System.out;
-        DataSource ds = new SimpleDataSource(url, user, password);
-        FenceGate gate = new FenceGate(ds, StoreConfig.defaults().withTablePrefix(prefix));
-        CuratorFramework client = CuratorFrameworkFactory.builder().connectString(zk).sessionTimeoutMs(Env.SESSION_MS)
-                .connectionTimeoutMs(Env.SESSION_MS).retryPolicy(new RetryNTimes(10, 100)).build();
+        DataSource ds = new SimpleDataSource(child.jdbcUrl(), child.user(), child.password());
+        FenceGate gate = new FenceGate(ds, StoreConfig.defaults().withTablePrefix(child.prefix()));
+        CuratorFramework client = TcpProxy.clientBuilder(child.zk(), child.sessionMs())
+                .retryPolicy(new RetryNTimes(10, 100)).build();
         client.start();
-        FencedLeaderLatch latch = new FencedLeaderLatch(client, path, id);
+        FencedLeaderLatch latch = new FencedLeaderLatch(client, child.path(), child.id());
         latch.addListener(new FencedLeaderListener() {
             @Override
             public void leadershipAcquired(FencingToken token) {
                 say(out, "LEADER " + token.value());
-                Thread writer = new Thread(() -> write(out, gate, ds, prefix, id, token.value(), fenced), "writer");
+                long session = session(client);
+                Thread writer = new Thread(() -> write(out, gate, ds, child, token.value(), session), "writer");
                 writer.setDaemon(true);
                 writer.start();
             }
@@ -63,21 +58,21 @@ public final class PauseChild {
         new CountDownLatch(1).await(); // runs until the scenario kills it
     }
 
-    private static void write(PrintStream out, FenceGate gate, DataSource ds, String prefix, String id, long token,
-                              boolean fenced) {
+    private static void write(PrintStream out, FenceGate gate, DataSource ds, ChildArgs child, long token,
+                              long session) {
         try {
-            if (fenced) {
-                gate.advance("ledger", token);
+            if (child.fenced()) {
+                gate.advance(child.resource(), token);
                 say(out, "FENCED " + token);
             }
             for (int seq = 1; ; seq++) {
                 Thread.sleep(250); // the pace of the leader's work
-                int n = seq;
-                if (fenced) {
-                    gate.write("ledger", token, tx -> insert(tx, prefix, id, token, n));
+                HistoryTable.Write row = new HistoryTable.Write(child.resource(), child.id(), token, seq, session);
+                if (child.fenced()) {
+                    gate.write(child.resource(), token, tx -> HistoryTable.insert(tx, child.prefix(), row));
                 } else {
                     try (Connection c = ds.getConnection()) {
-                        insert(c, prefix, id, token, n);
+                        HistoryTable.insert(c, child.prefix(), row);
                     }
                 }
                 say(out, "WROTE " + token + " " + seq);
@@ -91,13 +86,12 @@ public final class PauseChild {
         }
     }
 
-    private static void insert(Connection c, String prefix, String id, long token, int seq) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("INSERT INTO " + prefix + "ledger (participant, token, seq)"
-                + " VALUES (?, ?, ?)")) {
-            p.setString(1, id);
-            p.setLong(2, token);
-            p.setInt(3, seq);
-            p.executeUpdate();
+    /** The client's current ZooKeeper session, for the history row (0 if the client is closing). */
+    private static long session(CuratorFramework client) {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return 0;
         }
     }
 

@@ -1,29 +1,31 @@
 package dev.leasehold.scenarios;
 
+import dev.leasehold.scenarios.chaos.ChildArgs;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.testkit.ChildJvm;
+import dev.leasehold.testkit.HistoryChecker;
+import dev.leasehold.testkit.HistoryTable;
+import dev.leasehold.testkit.SimpleDataSource;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 
 /**
  * The stale-leader story with real OS processes: three child JVMs ({@link PauseChild}) elect a leader; the leader is
  * frozen with {@code kill -STOP} for longer than its session timeout (until another child leads and has written),
  * then thawed with {@code kill -CONT}; its next write carries the old token. Without the gate it lands; with the
- * gate it is rejected. Linux and macOS only; children are always killed, also when the scenario fails.
+ * gate it is rejected. The ledger is the test kit's {@link HistoryTable}, and the stale writes that landed are what
+ * the campaign's checker calls rule 2 ({@link HistoryChecker#staleCommits}). Linux and macOS only; children are
+ * always killed, also when the scenario fails.
  */
 final class RealPauseScenario implements Scenario {
 
@@ -101,7 +103,7 @@ final class RealPauseScenario implements Scenario {
         }
 
         /** Waits until {@code condition} holds; the children's lines are the events. */
-        synchronized void await(java.util.function.BooleanSupplier condition, String what)
+        synchronized void await(BooleanSupplier condition, String what)
                 throws InterruptedException {
             long deadline = System.currentTimeMillis() + WAIT_MS;
             while (!condition.getAsBoolean()) {
@@ -123,16 +125,13 @@ final class RealPauseScenario implements Scenario {
         DataSource ds = new SimpleDataSource(url, env.user(), env.password());
         String prefix = env.tablePrefix();
         FencedSchema.install(ds, StoreConfig.defaults().withTablePrefix(prefix));
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE " + prefix + "ledger (id " + Ddl.identity(c) + " PRIMARY KEY,"
-                    + " participant VARCHAR(20) NOT NULL, token BIGINT NOT NULL, seq INT NOT NULL)");
-        }
+        HistoryTable.create(ds, prefix);
         String path = "/leasehold-scenarios/" + prefix + "pause";
         Timeline timeline = new Timeline(NAME + ": " + title, env.out(), List.of("child-1", "child-2", "child-3"));
         Children children = new Children(timeline);
         Map<String, Process> processes = new LinkedHashMap<>();
-        Thread cleanup = new Thread(() -> processes.values().forEach(Process::destroyForcibly));
-        Runtime.getRuntime().addShutdownHook(cleanup);
+        ChildJvm.ExitHook cleanup = ChildJvm.onExit("real-pause-kill-children",
+                () -> processes.values().forEach(Process::destroyForcibly));
         try {
             for (String child : List.of("child-1", "child-2", "child-3")) {
                 Process process = start(env, url, path, child, prefix, fenced);
@@ -163,12 +162,12 @@ final class RealPauseScenario implements Scenario {
                 children.await(() -> children.writes(leader) > writesWhenFrozen, leader + " writes again");
             }
             timeline.finish();
-            long landed = landedAfterNewer(ds, prefix);
+            long landed = HistoryChecker.staleCommits(HistoryTable.read(ds, prefix)).size();
             String stale = fenced ? children.rejections.get(leader)
                     : "its writes with token " + oldToken + " landed after " + next + "'s";
             List<String> verdicts = List.of("stale leader " + leader + ": " + stale,
                     "stale writes in the ledger: " + landed);
-            verdicts.forEach(v -> env.out().println("  verdict: " + v));
+            env.printVerdicts(verdicts);
             boolean asExpected = fenced ? landed == 0 : landed > 0;
             return new RunResult(NAME, title, !fenced, timeline, verdicts, asExpected, fenced
                     ? "the thawed leader's write rejected and no stale write in the ledger"
@@ -180,15 +179,15 @@ final class RealPauseScenario implements Scenario {
             for (Process process : processes.values()) {
                 process.waitFor(10, TimeUnit.SECONDS);
             }
-            Runtime.getRuntime().removeShutdownHook(cleanup);
+            cleanup.close();
             env.dropTables(ds, prefix);
         }
     }
 
     private static Process start(Env env, String url, String path, String child, String prefix, boolean fenced)
             throws IOException {
-        return ChildJvm.start(PauseChild.class, List.of(env.zkConnect(), url, env.user() == null ? "-" : env.user(),
-                env.password() == null ? "-" : env.password(), path, child, prefix, fenced ? "fenced" : "unfenced"));
+        return ChildJvm.start(PauseChild.class, ChildArgs.of(env.zkConnect(), url, prefix, child, path, "ledger",
+                Env.SESSION_MS).withCredentials(env.user(), env.password()).withFenced(fenced).toArgs());
     }
 
     private static void pipe(String child, Process process, Children children) {
@@ -205,22 +204,5 @@ final class RealPauseScenario implements Scenario {
         }, "pipe-" + child);
         reader.setDaemon(true);
         reader.start();
-    }
-
-    /** Ledger rows whose token is lower than a token committed before them: stale writes that landed. */
-    private static long landedAfterNewer(DataSource ds, String prefix) throws SQLException {
-        long stale = 0;
-        long highest = Long.MIN_VALUE;
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT token FROM " + prefix + "ledger ORDER BY id")) {
-            while (rs.next()) {
-                long token = rs.getLong(1);
-                if (token < highest) {
-                    stale++;
-                }
-                highest = Math.max(highest, token);
-            }
-        }
-        return stale;
     }
 }

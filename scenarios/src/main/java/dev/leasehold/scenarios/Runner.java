@@ -18,12 +18,12 @@ final class Runner {
     }
 
     int run(List<Scenario> scenarios, Main.Options options) {
-        long seed = options.seed == null ? 42 : options.seed;
         long started = System.nanoTime();
         List<RunResult> results = new ArrayList<>();
         List<String> crashed = new ArrayList<>();
-        try (Env env = Env.start(options.zk, options.jdbc, options.user, options.password, seed, out)) {
-            out.println("Leasehold scenarios, seed " + seed + ", on " + env.describe());
+        try (Env env = Env.start(Env.Settings.embedded(out).withZk(options.zk).withJdbc(options.jdbc, options.user,
+                options.password))) {
+            out.println("Leasehold scenarios on " + env.describe());
             for (Scenario scenario : scenarios) {
                 out.println();
                 out.println("=== " + scenario.name() + ": " + scenario.summary());
@@ -42,7 +42,7 @@ final class Runner {
         }
         Path report = options.report == null ? DEFAULT_REPORT : options.report;
         try {
-            HtmlReport.write(report, results, seed);
+            HtmlReport.write(report, results);
         } catch (IOException e) {
             throw new EnvException("could not write the report to " + report + ": " + e.getMessage(), e);
         }

@@ -1,8 +1,7 @@
 package dev.leasehold.scenarios;
 
+import dev.leasehold.testkit.Ddl;
 import dev.leasehold.recipes.FencedLeaderLatch;
-import dev.leasehold.recipes.FencedLeaderListener;
-import dev.leasehold.recipes.FencingToken;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StaleTokenException;
@@ -12,13 +11,13 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
@@ -76,7 +75,7 @@ final class StaleLeaderScenario implements Scenario {
                 p.setString(2, PERIOD);
                 p.setString(3, instance);
                 if (token == null) {
-                    p.setNull(4, java.sql.Types.BIGINT);
+                    p.setNull(4, Types.BIGINT);
                 } else {
                     p.setLong(4, token);
                 }
@@ -147,7 +146,7 @@ final class StaleLeaderScenario implements Scenario {
             timeline.finish();
             Map<String, Integer> counts = charges.countByCustomer();
             List<String> verdicts = List.of("customers charged 3 times: " + customersWith(counts, 3));
-            verdicts.forEach(v -> env.out().println("  verdict: " + v));
+            env.printVerdicts(verdicts);
             return new RunResult(NAME, "uncoordinated", true, timeline, verdicts,
                     counts.values().stream().allMatch(n -> n == 3), "every customer charged 3 times");
         } finally {
@@ -170,7 +169,7 @@ final class StaleLeaderScenario implements Scenario {
             String charged = counts.values().stream().allMatch(n -> n == 0) ? "none"
                     : customersWith(counts, 1);
             List<String> verdicts = List.of("customers charged: " + charged);
-            verdicts.forEach(v -> env.out().println("  verdict: " + v));
+            env.printVerdicts(verdicts);
             return new RunResult(NAME, "pinned", true, timeline, verdicts, charged.equals("none"),
                     "no customer charged at all");
         } finally {
@@ -178,50 +177,7 @@ final class StaleLeaderScenario implements Scenario {
         }
     }
 
-    // ---- elected: lease-only and fenced ---------------------------------------------------------------------
-
-    /** One scheduler: its latch, and a billing worker started on each grant. */
-    private final class Scheduler implements FencedLeaderListener {
-        final String name;
-        final FencedLeaderLatch latch;
-        final Timeline timeline;
-        final Billing billing;
-        volatile int leadership = -1;
-        final CountDownLatch granted = new CountDownLatch(1);
-        final CountDownLatch runDone = new CountDownLatch(1);
-
-        Scheduler(String name, FencedLeaderLatch latch, Timeline timeline, Billing billing) {
-            this.name = name;
-            this.latch = latch;
-            this.timeline = timeline;
-            this.billing = billing;
-        }
-
-        @Override
-        public void leadershipAcquired(FencingToken token) {
-            leadership = timeline.begin(name, Timeline.SpanKind.LEADERSHIP, "leader, token " + token.value());
-            timeline.info(name, "leads with token " + token.value() + " (czxid 0x" + Long.toHexString(token.value())
-                    + ")");
-            granted.countDown();
-            Thread worker = new Thread(() -> {
-                try {
-                    billing.run(this, token);
-                } catch (Exception e) {
-                    timeline.problem(name, "billing run failed: " + e);
-                } finally {
-                    runDone.countDown();
-                }
-            }, "billing-" + name);
-            worker.start();
-        }
-
-        @Override
-        public void leadershipLost(FencingToken token) {
-            timeline.end(leadership);
-            timeline.info(name, "ZooKeeper client: leadership lost, token " + token.value() + " withdrawn"
-                    + (name.equals("A") ? " (A's billing worker is frozen and does not see it)" : ""));
-        }
-    }
+    // ---- elected: lease-only and fenced (the election itself is BillingElection's) ----------------------
 
     /** The billing run of one design. */
     private final class Billing {
@@ -229,8 +185,6 @@ final class StaleLeaderScenario implements Scenario {
         final Charges charges;
         final FenceGate gate;
         final Timeline timeline;
-        final CountDownLatch aPaused = new CountDownLatch(1);
-        final CountDownLatch aResumes = new CountDownLatch(1);
         final List<String> rejections = new ArrayList<>();
 
         Billing(boolean fenced, Charges charges, FenceGate gate, Timeline timeline) {
@@ -240,12 +194,12 @@ final class StaleLeaderScenario implements Scenario {
             this.timeline = timeline;
         }
 
-        void run(Scheduler scheduler, FencingToken token) throws Exception {
-            String me = scheduler.name;
+        void run(BillingElection.Leader leader) throws Exception {
+            String me = leader.name;
+            long token = leader.token;
             if (fenced) {
-                gate.advance(RESOURCE, token.value());
-                timeline.accepted(me, "fenced first: " + RESOURCE + " now refuses tokens below " + token.value(),
-                        token.value());
+                gate.advance(RESOURCE, token);
+                timeline.accepted(me, "fenced first: " + RESOURCE + " now refuses tokens below " + token, token);
             }
             Set<String> done = charges.charged();
             if (!done.isEmpty()) {
@@ -256,15 +210,12 @@ final class StaleLeaderScenario implements Scenario {
                 if (done.contains(customer)) {
                     continue;
                 }
-                if (!scheduler.latch.hasLeadership()) {
+                if (!leader.stillLeads()) {
                     timeline.info(me, "not leader any more: stops");
                     return;
                 }
-                if (me.equals("A") && charged == CHARGED_BEFORE_PAUSE && aPaused.getCount() > 0) {
-                    aPaused.countDown();
-                    Latches.await(aResumes, WAIT_MS, "A's pause ends"); // A's worker is frozen here
-                    timeline.info(me, "wakes up, still believing it leads with token " + token.value()
-                            + "; charges " + customer);
+                if (charged == CHARGED_BEFORE_PAUSE) {
+                    leader.pausePoint("charges " + customer); // A's worker is frozen here, once
                 }
                 Thread.sleep(CHARGE_MS); // the story's time to charge one customer
                 if (!charge(me, customer, token)) {
@@ -276,7 +227,7 @@ final class StaleLeaderScenario implements Scenario {
         }
 
         /** Returns false if the write was refused as stale. */
-        private boolean charge(String me, String customer, FencingToken token) throws SQLException {
+        private boolean charge(String me, String customer, long token) throws SQLException {
             if (!fenced) {
                 boolean again = charges.charged().contains(customer);
                 charges.insert(customer, me, null);
@@ -288,8 +239,8 @@ final class StaleLeaderScenario implements Scenario {
                 return true;
             }
             try {
-                gate.write(RESOURCE, token.value(), tx -> charges.insert(tx, customer, me, token.value()));
-                timeline.accepted(me, "charged " + customer + " with token " + token.value(), token.value(), customer);
+                gate.write(RESOURCE, token, tx -> charges.insert(tx, customer, me, token));
+                timeline.accepted(me, "charged " + customer + " with token " + token, token, customer);
                 return true;
             } catch (StaleTokenException e) {
                 synchronized (rejections) {
@@ -297,7 +248,7 @@ final class StaleLeaderScenario implements Scenario {
                             + e.highestToken() + ")");
                 }
                 timeline.rejected(me, "charge of " + customer + " REJECTED: stale token " + e.offeredToken()
-                        + " < " + e.highestToken(), token.value(), customer);
+                        + " < " + e.highestToken(), token, customer);
                 return false;
             }
         }
@@ -316,42 +267,8 @@ final class StaleLeaderScenario implements Scenario {
         Charges charges = Charges.create(ds, prefix, fenced);
         Billing billing = new Billing(fenced, charges, new FenceGate(ds, config), timeline);
         String path = "/leasehold-scenarios/" + prefix + "billing";
-        Env.ProxiedClient a = env.proxiedClient();
-        List<AutoCloseable> closing = new ArrayList<>();
-        closing.add(a);
-        try {
-            var b = env.client(env.zkConnect());
-            var c = env.client(env.zkConnect());
-            closing.add(b);
-            closing.add(c);
-            Map<String, Scheduler> schedulers = new LinkedHashMap<>();
-            for (var entry : List.of(Map.entry("A", a.client()), Map.entry("B", b), Map.entry("C", c))) {
-                FencedLeaderLatch latch = new FencedLeaderLatch(entry.getValue(), path, entry.getKey());
-                closing.add(0, latch);
-                Scheduler scheduler = new Scheduler(entry.getKey(), latch, timeline, billing);
-                latch.addListener(scheduler);
-                schedulers.put(entry.getKey(), scheduler);
-            }
-            schedulers.get("A").latch.start();
-            Latches.await(schedulers.get("A").granted, WAIT_MS, "A leads");
-            schedulers.get("B").latch.start();
-            Zk.awaitChildren(b, path, 2, WAIT_MS);
-            schedulers.get("C").latch.start();
-            Zk.awaitChildren(b, path, 3, WAIT_MS);
-            timeline.info("B", "follows, watching A's node");
-            timeline.info("C", "follows, watching B's node");
-
-            Latches.await(billing.aPaused, WAIT_MS, "A reaches its pause");
-            a.proxy().silence();
-            int pause = timeline.begin("A", Timeline.SpanKind.PAUSE, "paused: process silent");
-            timeline.problem("A", "PAUSES (a long GC pause): its process goes silent; the server will expire its"
-                    + " session after " + Env.SESSION_MS + " ms");
-            Latches.await(schedulers.get("B").granted, WAIT_MS, "B takes over");
-            Latches.await(schedulers.get("B").runDone, WAIT_MS, "B finishes the run");
-            a.proxy().resume();
-            timeline.end(pause);
-            billing.aResumes.countDown();
-            Latches.await(schedulers.get("A").runDone, WAIT_MS, "A's worker stops");
+        try (BillingElection election = new BillingElection(env, timeline, path, billing::run)) {
+            election.run();
             timeline.finish();
 
             Map<String, Integer> counts = charges.countByCustomer();
@@ -363,7 +280,7 @@ final class StaleLeaderScenario implements Scenario {
             } else {
                 verdicts.add("customers charged twice: " + customersWith(counts, 2));
             }
-            verdicts.forEach(v -> env.out().println("  verdict: " + v));
+            env.printVerdicts(verdicts);
             boolean asExpected = fenced
                     ? counts.values().stream().allMatch(n -> n == 1) && !billing.rejections.isEmpty()
                     : counts.values().stream().anyMatch(n -> n == 2);
@@ -371,14 +288,6 @@ final class StaleLeaderScenario implements Scenario {
                     ? "every customer charged exactly once and A's stale write rejected"
                     : "customers charged twice after A wakes");
         } finally {
-            billing.aResumes.countDown();
-            for (AutoCloseable closeable : closing) {
-                try {
-                    closeable.close();
-                } catch (Exception ignored) {
-                    // best effort
-                }
-            }
             env.dropTables(ds, prefix);
         }
     }

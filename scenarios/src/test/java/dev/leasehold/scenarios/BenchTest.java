@@ -2,10 +2,12 @@ package dev.leasehold.scenarios;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leasehold.testkit.NotRoot;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,8 +43,8 @@ class BenchTest {
             for (String threads : List.of("1 thread)", "4 threads)")) {
                 for (String variant : List.of("plain UPDATE (", "conditional UPDATE with token (",
                         "plain transaction (", "FenceGate.write (")) {
-                    assertThat(table).as(table).containsPattern("\\| fenced-write \\| " + java.util.regex.Pattern
-                            .quote(variant + db) + "[^|]*" + java.util.regex.Pattern.quote(threads));
+                    assertThat(table).as(table).containsPattern("\\| fenced-write \\| " + Pattern
+                            .quote(variant + db) + "[^|]*" + Pattern.quote(threads));
                 }
             }
         }

@@ -3,7 +3,7 @@ package dev.leasehold.scenarios;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leasehold.scenarios.chaos.ChaosCampaign;
-import dev.leasehold.scenarios.chaos.ChaosDatabase;
+import dev.leasehold.testkit.ChaosDatabase;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -2,6 +2,7 @@ package dev.leasehold.scenarios;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leasehold.testkit.NotRoot;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -31,11 +31,20 @@ public final class Args {
         return value;
     }
 
+    /** A fencing token as a leader offers it: positive, like the czxid it is ({@code FencingToken} refuses 0). */
     public static long token(long token, String name) {
-        if (token < 0) {
-            throw new IllegalArgumentException(name + " must be 0 or more, was " + token);
+        if (token <= 0) {
+            throw new IllegalArgumentException(name + " must be positive, was " + token);
         }
         return token;
+    }
+
+    /** A mark an operator sets with a re-base: 0 (a clean mark, any token passes) or a token. */
+    public static long mark(long mark, String name) {
+        if (mark < 0) {
+            throw new IllegalArgumentException(name + " must be 0 or more, was " + mark);
+        }
+        return mark;
     }
 
     /** A lease in whole milliseconds, at least 1 ms and at most {@link #MAX_LEASE}. */

@@ -1,6 +1,8 @@
 package dev.leasehold.scenarios.bench;
 
 import dev.leasehold.scenarios.Env;
+import dev.leasehold.testkit.NotRoot;
+import dev.leasehold.testkit.SimpleDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -10,11 +12,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
+import org.apache.zookeeper.Version;
 import org.h2.jdbcx.JdbcDataSource;
 
 /**
@@ -56,7 +61,7 @@ public final class Bench {
                     default -> {
                         if (dbs.isEmpty()) {
                             dbs.add(h2());
-                            if (pgUrl == null && "root".equals(System.getProperty("user.name"))) {
+                            if (pgUrl == null && NotRoot.isRoot()) {
                                 notes.add("PostgreSQL rows skipped: PostgreSQL refuses to run as root; run bench as"
                                         + " an unprivileged user, or give --jdbc");
                             } else if (pgUrl == null) {
@@ -70,7 +75,7 @@ public final class Bench {
                                             + "); PostgreSQL rows skipped. It refuses to run as root.");
                                 }
                             } else {
-                                dbs.add(db(new dev.leasehold.scenarios.SimpleDataSource(pgUrl, user, password),
+                                dbs.add(db(new SimpleDataSource(pgUrl, user, password),
                                         pgUrl.startsWith("jdbc:postgresql")));
                             }
                         }
@@ -108,7 +113,7 @@ public final class Bench {
         report.append("Leasehold benchmarks").append(quick ? " (--quick)" : "").append(", ").append(LocalDate.now())
                 .append(", ").append(String.format("%.0f s", (System.nanoTime() - started) / 1e9)).append("\n\n");
         report.append("Machine: ").append(machine()).append("; ZooKeeper ")
-                .append(org.apache.zookeeper.Version.getFullVersion().split(",")[0]).append(" (")
+                .append(Version.getFullVersion().split(",")[0]).append(" (")
                 .append(env.embeddedZooKeeper() ? "embedded TestingServer, tick " + Env.TICK_MS + " ms" : env.zkConnect())
                 .append(")");
         for (DatabaseBench.Db db : dbs) {
@@ -163,7 +168,7 @@ public final class Bench {
         StringBuilder settings = new StringBuilder();
         for (String setting : postgres ? List.of("synchronous_commit", "fsync")
                 : List.of("innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin")) {
-            try (java.sql.Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery(postgres
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(postgres
                     ? "SHOW " + setting : "SELECT @@" + setting)) {
                 rs.next();
                 settings.append(settings.length() == 0 ? "" : " ").append(setting).append('=').append(rs.getString(1));

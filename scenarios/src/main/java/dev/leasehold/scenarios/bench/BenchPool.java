@@ -1,5 +1,6 @@
 package dev.leasehold.scenarios.bench;
 
+import dev.leasehold.testkit.PlainDataSource;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -9,7 +10,7 @@ import java.util.concurrent.BlockingQueue;
 import javax.sql.DataSource;
 
 /** A fixed pool of connections for the benchmarks, so that connecting is not what gets measured. */
-final class BenchPool extends dev.leasehold.scenarios.PlainDataSource implements AutoCloseable {
+final class BenchPool extends PlainDataSource implements AutoCloseable {
 
     private final BlockingQueue<Connection> idle;
     private final int size;

@@ -4,12 +4,17 @@ import dev.leasehold.recipes.FencedLeaderLatch;
 import dev.leasehold.recipes.FencedLeaderListener;
 import dev.leasehold.recipes.FencedLeaderSelector;
 import dev.leasehold.recipes.FencingToken;
-import dev.leasehold.recipes.TcpProxy;
 import dev.leasehold.scenarios.Env;
+import dev.leasehold.testkit.TcpProxy;
 import java.io.Closeable;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
@@ -22,7 +27,12 @@ import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Watcher;
 
-/** handoff, failover and herd: the recipes measured side by side with plain Curator on the same ensemble. */
+/**
+ * handoff, failover and herd: the recipes measured side by side with plain Curator on the same ensemble.
+ *
+ * <p>Why one file of about 540 lines: each benchmark's recipe variant and plain-Curator variant must stay next to
+ * each other, step for step, so that a reader can see the two measure the same thing; split, they would drift.
+ */
 final class ElectionBench {
 
     private static final long WAIT_MS = 60_000;
@@ -73,7 +83,7 @@ final class ElectionBench {
      */
     private final class LatchPair implements Pair {
         final boolean fenced;
-        final java.util.concurrent.ExecutorService listenerExecutor;
+        final ExecutorService listenerExecutor;
         final String path = path("handoff-latch");
         final CuratorFramework[] clients = {client(env.zkConnect()), client(env.zkConnect())};
         final Closeable[] latches = new Closeable[2];
@@ -92,7 +102,7 @@ final class ElectionBench {
 
         LatchPair(boolean fenced, boolean listenerOnExecutor) throws Exception {
             this.fenced = fenced;
-            this.listenerExecutor = listenerOnExecutor ? java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            this.listenerExecutor = listenerOnExecutor ? Executors.newSingleThreadExecutor(r -> {
                 Thread thread = new Thread(r, "bench-listener");
                 thread.setDaemon(true);
                 return thread;
@@ -166,7 +176,7 @@ final class ElectionBench {
         final CuratorFramework client0 = client(env.zkConnect());
         final List<AtomicReference<CountDownLatch>> release = List.of(new AtomicReference<>(),
                 new AtomicReference<>());
-        final java.util.concurrent.BlockingQueue<Integer> started = new java.util.concurrent.LinkedBlockingQueue<>();
+        final BlockingQueue<Integer> started = new LinkedBlockingQueue<>();
         int leader;
 
         SelectorPair(boolean fenced) throws Exception {
@@ -291,8 +301,8 @@ final class ElectionBench {
         final String path = path("failover");
         final TcpProxy[] proxies = new TcpProxy[2];
         final CuratorFramework[] clients = new CuratorFramework[2];
-        final List<java.util.concurrent.BlockingQueue<Boolean>> told = List.of(
-                new java.util.concurrent.LinkedBlockingQueue<>(), new java.util.concurrent.LinkedBlockingQueue<>());
+        final List<BlockingQueue<Boolean>> told = List.of(
+                new LinkedBlockingQueue<>(), new LinkedBlockingQueue<>());
         int leader;
 
         Failover(boolean fenced) throws Exception {
@@ -439,10 +449,10 @@ final class ElectionBench {
             throws Exception {
         String path = path("herd-recipes");
         List<FencedLeaderLatch> latches = new ArrayList<>();
-        List<java.util.concurrent.BlockingQueue<Boolean>> told = new ArrayList<>();
+        List<BlockingQueue<Boolean>> told = new ArrayList<>();
         try {
             for (int i = 0; i < clients.size(); i++) {
-                java.util.concurrent.BlockingQueue<Boolean> queue = new java.util.concurrent.LinkedBlockingQueue<>();
+                BlockingQueue<Boolean> queue = new LinkedBlockingQueue<>();
                 told.add(queue);
                 FencedLeaderLatch latch = new FencedLeaderLatch(clients.get(i), path, "p" + i);
                 latch.addListener(new FencedLeaderListener() {
@@ -459,7 +469,7 @@ final class ElectionBench {
                 latches.add(latch);
                 awaitChildren(observer, path, i + 1); // one by one: the queue follows the join order
             }
-            if (!proxy.awaitWatchRequests(path, clients.size() - 1, java.time.Duration.ofMillis(WAIT_MS))) {
+            if (!proxy.awaitWatchRequests(path, clients.size() - 1, Duration.ofMillis(WAIT_MS))) {
                 throw new IllegalStateException("not every follower watched its predecessor");
             }
             told.get(0).poll(WAIT_MS, TimeUnit.MILLISECONDS);

@@ -1,5 +1,7 @@
 package dev.leasehold.scenarios.bench;
 
+import java.util.function.LongFunction;
+
 /**
  * One line of the results table. {@code value} renders a percentile of the samples (a duration, a rate, a count);
  * {@code ratio} and {@code goal} are filled on the line that is compared with a baseline.
@@ -27,7 +29,7 @@ record Row(String benchmark, String variant, int n, String median, String p90, S
 
     /** A duration row. */
     static Row durations(String benchmark, String variant, Samples samples, boolean micros) {
-        java.util.function.LongFunction<String> f = micros ? Row::micros : Row::millis;
+        LongFunction<String> f = micros ? Row::micros : Row::millis;
         return new Row(benchmark, variant, samples.count(), f.apply(samples.median()), f.apply(samples.percentile(90)),
                 f.apply(samples.percentile(99)), "", "");
     }

@@ -1,9 +1,13 @@
 package dev.leasehold.scenarios.chaos;
 
-import dev.leasehold.scenarios.ChildJvm;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.testkit.ChaosDatabase;
+import dev.leasehold.testkit.ChildJvm;
+import dev.leasehold.testkit.Ensemble;
+import dev.leasehold.testkit.HistoryChecker;
+import dev.leasehold.testkit.HistoryTable;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -145,13 +149,12 @@ public final class ChaosCampaign {
         HistoryTable.create(config.database().dataSource(), prefix);
         long from;
         long to;
-        // A child JVM stopped with kill -STOP would never read that stdin closed: kill them all if this JVM exits.
-        Thread killChildren = new Thread(() -> participants.forEach(Participant::kill), "chaos-kill-children");
-        Runtime.getRuntime().addShutdownHook(killChildren);
-        ChaosEnsemble ensemble = null;
+        Ensemble ensemble = null;
+        ChildJvm.ExitHook killChildren = ChildJvm.onExit("chaos-kill-children",
+                () -> participants.forEach(Participant::kill));
         try {
-            ensemble = config.zkConnect() == null ? ChaosEnsemble.startOwn(TICK_MS)
-                    : ChaosEnsemble.given(config.zkConnect());
+            ensemble = config.zkConnect() == null ? Ensemble.start(3, TICK_MS)
+                    : Ensemble.given(config.zkConnect());
             Participant.Setting setting = new Participant.Setting(config, prefix, ensemble, observations);
             FenceGate gate = new FenceGate(config.database().dataSource(), store);
             for (int i = 0; i < config.participants(); i++) {
@@ -177,7 +180,7 @@ public final class ChaosCampaign {
             if (ensemble != null) {
                 ensemble.close();
             }
-            Runtime.getRuntime().removeShutdownHook(killChildren);
+            killChildren.close();
         }
         // What the participants saw, taken before the table is read: every write acknowledged here committed
         // before this point, so a missing row is a lost write, never a late read.

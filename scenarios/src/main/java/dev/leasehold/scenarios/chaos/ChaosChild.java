@@ -1,15 +1,14 @@
 package dev.leasehold.scenarios.chaos;
 
-import dev.leasehold.scenarios.SimpleDataSource;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.testkit.SimpleDataSource;
+import dev.leasehold.testkit.TcpProxy;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryNTimes;
 
 /**
  * One participant of a process-mode campaign, in its own JVM so that {@code kill -STOP} freezes all of it (its
@@ -20,36 +19,27 @@ import org.apache.curator.retry.RetryNTimes;
  * only) and {@code QUIT}; it also quits when stdin closes (the campaign's JVM is gone). A child stopped with
  * {@code kill -STOP} cannot read that, so every stop comes with a detached {@code kill -CONT} a while later.
  *
- * <p>Arguments: zk, jdbc-url, user (or "-"), password (or "-"), table prefix, id, latch|selector, election path,
- * resource, session timeout in ms, fenced|unfenced.
+ * <p>Arguments: {@link ChildArgs}.
  */
 public final class ChaosChild {
 
     private ChaosChild() {}
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 11) {
-            System.err.println("usage: ChaosChild zk jdbc-url user password prefix id latch|selector path resource"
-                    + " session-ms fenced|unfenced");
+        ChildArgs child;
+        try {
+            child = ChildArgs.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("usage: ChaosChild " + e.getMessage());
             System.exit(2);
+            return;
         }
-        String user = args[2].equals("-") ? null : args[2];
-        String password = args[3].equals("-") ? null : args[3];
-        String prefix = args[4];
-        String id = args[5];
-        boolean selector = args[6].equals("selector");
-        int sessionMs = Integer.parseInt(args[9]);
         PrintStream out = System.out;
-        SimpleDataSource ds = new SimpleDataSource(args[1], user, password);
-        FenceGate gate = new FenceGate(ds, StoreConfig.defaults().withTablePrefix(prefix));
-        boolean fenced = args[10].equals("fenced");
-        // ensembleTracker(false): the campaign's proxies must stay in the connect string (see LocalParticipant).
-        CuratorFramework client = CuratorFrameworkFactory.builder().connectString(args[0]).ensembleTracker(false)
-                .sessionTimeoutMs(sessionMs).connectionTimeoutMs(sessionMs).retryPolicy(new RetryNTimes(5, 200))
-                .build();
+        SimpleDataSource ds = new SimpleDataSource(child.jdbcUrl(), child.user(), child.password());
+        FenceGate gate = new FenceGate(ds, StoreConfig.defaults().withTablePrefix(child.prefix()));
+        CuratorFramework client = TcpProxy.clientBuilder(child.zk(), child.sessionMs()).build();
         client.start();
-        Member member = new Member(client, gate, fenced ? null : ds, HistoryTable.name(prefix), id, selector, args[7],
-                args[8], reporter(out), () -> { });
+        Member member = new Member(client, gate, Member.Config.of(child, ds), reporter(out));
         member.start();
         say(out, "JOINED " + ProcessHandle.current().pid() + " " + System.nanoTime());
         try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {

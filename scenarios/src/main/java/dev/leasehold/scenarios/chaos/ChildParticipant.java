@@ -1,13 +1,13 @@
 package dev.leasehold.scenarios.chaos;
 
-import dev.leasehold.scenarios.ChildJvm;
+import dev.leasehold.testkit.ChaosDatabase;
+import dev.leasehold.testkit.ChildJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -37,10 +37,9 @@ final class ChildParticipant extends Participant {
         ChaosCampaign.Config config = setting.config();
         ChaosDatabase db = config.database();
         joined = new CountDownLatch(1);
-        Process child = ChildJvm.start(ChaosChild.class, List.of(connectString(), db.jdbcUrl(),
-                db.user() == null ? "-" : db.user(), db.password() == null ? "-" : db.password(), setting.prefix(),
-                id, election(), path(), resource(), String.valueOf(ChaosCampaign.SESSION_MS),
-                config.unfenced() ? "unfenced" : "fenced"));
+        Process child = ChildJvm.start(ChaosChild.class, ChildArgs.of(connectString(), db.jdbcUrl(),
+                setting.prefix(), id, path(), resource(), ChaosCampaign.SESSION_MS).withCredentials(db.user(),
+                db.password()).withSelector(selector).withFenced(!config.unfenced()).toArgs());
         commands = new OutputStreamWriter(child.getOutputStream(), StandardCharsets.UTF_8);
         process = child;
         CountDownLatch mine = joined;

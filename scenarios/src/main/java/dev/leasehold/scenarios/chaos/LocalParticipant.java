@@ -1,12 +1,11 @@
 package dev.leasehold.scenarios.chaos;
 
 import dev.leasehold.store.FenceGate;
+import dev.leasehold.testkit.TcpProxy;
 import java.io.IOException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryNTimes;
 
 /** A participant in the campaign's JVM; a pause freezes its worker (after its leadership check) and silences it. */
 final class LocalParticipant extends Participant {
@@ -17,14 +16,11 @@ final class LocalParticipant extends Participant {
 
     LocalParticipant(String id, boolean selector, Setting setting, FenceGate gate) throws IOException {
         super(id, selector, setting);
-        // ensembleTracker(false): Curator would otherwise replace the proxies' addresses with the servers' own
-        // (read from /zookeeper/config), bypass the proxies, and no partition would ever expire a session.
-        client = CuratorFrameworkFactory.builder().connectString(connectString()).ensembleTracker(false)
-                .sessionTimeoutMs(ChaosCampaign.SESSION_MS).connectionTimeoutMs(ChaosCampaign.SESSION_MS)
-                .retryPolicy(new RetryNTimes(5, 200)).build();
+        client = TcpProxy.clientBuilder(connectString(), ChaosCampaign.SESSION_MS).build();
         ChaosCampaign.Config config = setting.config();
-        member = new Member(client, gate, config.unfenced() ? config.database().dataSource() : null, historyTable(),
-                id, selector, path(), resource(), events(), this::holdIfFrozen);
+        member = new Member(client, gate, Member.Config.of(id, selector, path(), resource(), setting.prefix())
+                .withUnfenced(config.unfenced() ? config.database().dataSource() : null)
+                .withBeforeEachWrite(this::holdIfFrozen), events());
     }
 
     @Override

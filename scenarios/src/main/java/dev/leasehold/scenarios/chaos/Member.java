@@ -7,11 +7,15 @@ import dev.leasehold.recipes.FencingToken;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencingException;
 import dev.leasehold.store.StaleTokenException;
+import dev.leasehold.testkit.HistoryTable;
 import java.io.Closeable;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
@@ -46,41 +50,69 @@ final class Member implements Closeable {
         void ended(long token, long atNanos);
     }
 
-    private final CuratorFramework client;
-    private final FenceGate gate;
-    /** Null: fenced. Otherwise the unfenced writes go straight to this database, as code without a gate would. */
-    private final javax.sql.DataSource unfenced;
-    private final String historyTable;
-    private final String id;
-    private final boolean selector;
-    private final String path;
-    private final String resource;
-    private final Events events;
-    private final Runnable beforeEachWrite;
-    private volatile boolean closing;
-    /** Set when the latch's current grant is lost; each grant's worker watches its own flag. */
-    private volatile AtomicBoolean lost = new AtomicBoolean(true);
-    private Closeable recipe;
-    private final java.util.List<Thread> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
-
     /**
+     * What a member does, checked here.
+     *
+     * @param id              the participant's id (1 to 20 characters)
+     * @param selector        a FencedLeaderSelector rather than a FencedLeaderLatch
+     * @param path            the election path
+     * @param resource        the fenced resource it writes to
+     * @param prefix          the table prefix: its writes land in {@link HistoryTable#name}
      * @param unfenced        null to write through the gate; a data source to write without it (to show what the
      *                        checker finds then)
      * @param beforeEachWrite runs between the leadership check and each write: where the in-process campaign freezes
      *                        a worker to stand for a GC pause
      */
-    Member(CuratorFramework client, FenceGate gate, javax.sql.DataSource unfenced, String historyTable, String id,
-           boolean selector, String path, String resource, Events events, Runnable beforeEachWrite) {
+    record Config(String id, boolean selector, String path, String resource, String prefix, DataSource unfenced,
+                  Runnable beforeEachWrite) {
+
+        Config {
+            if (id == null || id.isEmpty() || id.length() > 20) {
+                throw new IllegalArgumentException("id must be 1 to 20 characters, was " + id);
+            }
+            if (path == null || !path.startsWith("/")) {
+                throw new IllegalArgumentException("path must start with '/', was " + path);
+            }
+            if (resource == null || resource.isEmpty() || prefix == null || beforeEachWrite == null) {
+                throw new IllegalArgumentException("resource, prefix and beforeEachWrite are required");
+            }
+        }
+
+        /** A fenced member that writes at its own pace. */
+        static Config of(String id, boolean selector, String path, String resource, String prefix) {
+            return new Config(id, selector, path, resource, prefix, null, () -> { });
+        }
+
+        /** The child JVM's member, from its arguments. */
+        static Config of(ChildArgs args, DataSource database) {
+            return of(args.id(), args.selector(), args.path(), args.resource(), args.prefix())
+                    .withUnfenced(args.fenced() ? null : database);
+        }
+
+        Config withUnfenced(DataSource unfenced) {
+            return new Config(id, selector, path, resource, prefix, unfenced, beforeEachWrite);
+        }
+
+        Config withBeforeEachWrite(Runnable beforeEachWrite) {
+            return new Config(id, selector, path, resource, prefix, unfenced, beforeEachWrite);
+        }
+    }
+
+    private final CuratorFramework client;
+    private final FenceGate gate;
+    private final Config config;
+    private final Events events;
+    private volatile boolean closing;
+    /** Set when the latch's current grant is lost; each grant's worker watches its own flag. */
+    private volatile AtomicBoolean lost = new AtomicBoolean(true);
+    private Closeable recipe;
+    private final List<Thread> workers = new CopyOnWriteArrayList<>();
+
+    Member(CuratorFramework client, FenceGate gate, Config config, Events events) {
         this.client = client;
         this.gate = gate;
-        this.unfenced = unfenced;
-        this.historyTable = historyTable;
-        this.id = id;
-        this.selector = selector;
-        this.path = path;
-        this.resource = resource;
+        this.config = config;
         this.events = events;
-        this.beforeEachWrite = beforeEachWrite;
     }
 
     static String election(boolean selector) {
@@ -88,21 +120,21 @@ final class Member implements Closeable {
     }
 
     void start() {
-        if (selector) {
-            FencedLeaderSelector s = new FencedLeaderSelector(client, path, id,
+        if (config.selector()) {
+            FencedLeaderSelector s = new FencedLeaderSelector(client, config.path(), config.id(),
                     (c, token) -> work(token, granted(token), null));
             s.autoRequeue();
             s.start();
             recipe = s;
         } else {
-            FencedLeaderLatch latch = new FencedLeaderLatch(client, path, id);
+            FencedLeaderLatch latch = new FencedLeaderLatch(client, config.path(), config.id());
             latch.addListener(new FencedLeaderListener() {
                 @Override
                 public void leadershipAcquired(FencingToken token) {
                     long session = granted(token);
                     AtomicBoolean mine = new AtomicBoolean();
                     lost = mine;
-                    Thread worker = new Thread(() -> work(token, session, mine), "chaos-" + id);
+                    Thread worker = new Thread(() -> work(token, session, mine), "chaos-" + config.id());
                     worker.setDaemon(true);
                     workers.removeIf(w -> !w.isAlive());
                     workers.add(worker);
@@ -137,20 +169,20 @@ final class Member implements Closeable {
         try {
             boolean fenced = false;
             for (long seq = 1; !stopped(lostFlag); seq++) {
-                beforeEachWrite.run();
+                config.beforeEachWrite().run();
                 long n = seq;
                 boolean interrupted = Thread.interrupted(); // a frozen thread never saw the interrupt
                 try {
-                    if (unfenced != null) {
-                        try (Connection c = unfenced.getConnection()) {
+                    if (config.unfenced() != null) {
+                        try (Connection c = config.unfenced().getConnection()) {
                             insert(c, token.value(), n, session);
                         }
                     } else {
                         if (!fenced) {
-                            gate.advance(resource, token.value());
+                            gate.advance(config.resource(), token.value());
                             fenced = true;
                         }
-                        gate.write(resource, token.value(), tx -> insert(tx, token.value(), n, session));
+                        gate.write(config.resource(), token.value(), tx -> insert(tx, token.value(), n, session));
                     }
                     events.acknowledged(token.value(), n);
                 } catch (StaleTokenException e) {
@@ -177,15 +209,8 @@ final class Member implements Closeable {
     }
 
     private void insert(Connection tx, long token, long seq, long session) throws SQLException {
-        try (PreparedStatement p = tx.prepareStatement("INSERT INTO " + historyTable + " (resource, participant,"
-                + " token, seq, session) VALUES (?, ?, ?, ?, ?)")) {
-            p.setString(1, resource);
-            p.setString(2, id);
-            p.setLong(3, token);
-            p.setLong(4, seq);
-            p.setLong(5, session);
-            p.executeUpdate();
-        }
+        HistoryTable.insert(tx, config.prefix(), new HistoryTable.Write(config.resource(), config.id(), token, seq,
+                session));
     }
 
     /** Closes the recipe (a selector waits for its leader's work) and waits, bounded, for the latch's workers. */
@@ -199,11 +224,10 @@ final class Member implements Closeable {
         } catch (Exception ignored) {
             // closing is best effort: the campaign is over
         }
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         for (Thread worker : workers) {
             try {
-                worker.join(Math.max(1, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(deadline
-                        - System.nanoTime())));
+                worker.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;

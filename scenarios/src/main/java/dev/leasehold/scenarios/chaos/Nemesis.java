@@ -1,5 +1,6 @@
 package dev.leasehold.scenarios.chaos;
 
+import dev.leasehold.testkit.Ensemble;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.List;
@@ -28,7 +29,7 @@ final class Nemesis {
     private final Random faultDice;
     /** What was injected, by the name the fault mix shows (a killed server may turn out to be the quorum leader). */
     private final Map<String, Integer> injected = new TreeMap<>();
-    private ChaosEnsemble ensemble;
+    private Ensemble ensemble;
     private List<Participant> participants;
     private Observations observations;
     /** When the nemesis began: the origin of its timed lines. */
@@ -59,7 +60,7 @@ final class Nemesis {
      * Injects faults from now for {@code config.duration()}, and on until at least {@code config.minimumFaults()}
      * were injected; then heals what it broke. Returns when it stopped injecting, before healing.
      */
-    long run(ChaosEnsemble ensemble, List<Participant> participants, Observations observations) throws Exception {
+    long run(Ensemble ensemble, List<Participant> participants, Observations observations) throws Exception {
         this.ensemble = ensemble;
         this.participants = participants;
         this.observations = observations;
@@ -121,13 +122,13 @@ final class Nemesis {
             }
             case KILL_SERVER -> {
                 InstanceSpec spec = ensemble.instances().get(random.nextInt(3));
-                boolean leader = ensemble.isQuorumLeader(spec);
+                boolean leader = Ensemble.isQuorumLeader(spec);
                 count((leader ? Fault.KILL_QUORUM_LEADER : Fault.KILL_SERVER).label());
                 say("kill server " + spec.getServerId() + (leader ? " (quorum leader)" : ""));
                 bounce(spec);
             }
             case KILL_QUORUM_LEADER -> {
-                InstanceSpec leader = ensemble.quorumLeader();
+                InstanceSpec leader = ensemble.quorumLeader().orElse(null);
                 if (leader != null) {
                     count(fault.label());
                     say("kill the quorum leader, server " + leader.getServerId());

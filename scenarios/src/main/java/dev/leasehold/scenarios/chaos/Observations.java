@@ -1,5 +1,6 @@
 package dev.leasehold.scenarios.chaos;
 
+import dev.leasehold.testkit.HistoryChecker;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -1,6 +1,8 @@
 package dev.leasehold.scenarios.chaos;
 
-import dev.leasehold.recipes.TcpProxy;
+import dev.leasehold.testkit.ConnectString;
+import dev.leasehold.testkit.Ensemble;
+import dev.leasehold.testkit.TcpProxy;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -14,7 +16,7 @@ import java.util.stream.Collectors;
 abstract class Participant implements Closeable {
 
     /** What every participant of one campaign shares. */
-    record Setting(ChaosCampaign.Config config, String prefix, ChaosEnsemble ensemble, Observations observations) {}
+    record Setting(ChaosCampaign.Config config, String prefix, Ensemble ensemble, Observations observations) {}
 
     final String id;
     final boolean selector;
@@ -25,14 +27,14 @@ abstract class Participant implements Closeable {
         this.id = id;
         this.selector = selector;
         this.setting = setting;
-        for (ChaosEnsemble.Server server : setting.ensemble().servers()) {
+        for (ConnectString.Server server : setting.ensemble().connectString().servers()) {
             proxies.add(new TcpProxy(server.host(), server.port()));
         }
     }
 
     String connectString() {
         return proxies.stream().map(TcpProxy::connectString).collect(Collectors.joining(","))
-                + setting.ensemble().chroot();
+                + setting.ensemble().connectString().chroot();
     }
 
     String election() {
@@ -45,10 +47,6 @@ abstract class Participant implements Closeable {
 
     String resource() {
         return ChaosCampaign.RESOURCE + election();
-    }
-
-    String historyTable() {
-        return HistoryTable.name(setting.prefix());
     }
 
     Member.Events events() {

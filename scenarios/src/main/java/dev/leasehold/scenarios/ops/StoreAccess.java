@@ -1,7 +1,7 @@
 package dev.leasehold.scenarios.ops;
 
 import dev.leasehold.scenarios.EnvException;
-import dev.leasehold.scenarios.SimpleDataSource;
+import dev.leasehold.testkit.SimpleDataSource;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StoreConfig;
 import dev.leasehold.store.StoreException;

@@ -3,8 +3,9 @@ package dev.leasehold.scenarios.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.leasehold.scenarios.ChildJvm;
-import dev.leasehold.scenarios.NotRoot;
+import dev.leasehold.testkit.ChaosDatabase;
+import dev.leasehold.testkit.ChildJvm;
+import dev.leasehold.testkit.NotRoot;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

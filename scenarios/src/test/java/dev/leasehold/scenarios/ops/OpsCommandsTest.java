@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leasehold.recipes.FencedLeaderLatch;
 import dev.leasehold.recipes.FencingToken;
-import dev.leasehold.scenarios.NotRoot;
+import dev.leasehold.testkit.NotRoot;
 import dev.leasehold.scenarios.Zk;
 import dev.leasehold.store.BatchClaims;
 import dev.leasehold.store.FenceGate;

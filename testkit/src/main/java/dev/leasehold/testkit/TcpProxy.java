@@ -1,4 +1,4 @@
-package dev.leasehold.recipes;
+package dev.leasehold.testkit;
 
 import java.io.Closeable;
 import java.io.DataInputStream;
@@ -7,9 +7,16 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
 import org.apache.zookeeper.ZooDefs;
 
 /**
@@ -23,6 +30,12 @@ import org.apache.zookeeper.ZooDefs;
  * <p>It reads ZooKeeper's length-prefixed frames, so it counts what crosses it: watch notifications sent to the
  * client (replies with xid -1) and requests sent by the client (xid &gt;= 0; pings, auth and set-watches have
  * negative xids).
+ *
+ * <p>A client behind proxies must keep to the addresses it was given: build it with {@link #clientBuilder}, which
+ * turns Curator's ensemble tracker off (it would otherwise read the servers' own addresses from
+ * {@code /zookeeper/config}, bypass the proxies, and no silence would ever expire a session).
+ *
+ * <p>Thread-safe: {@link #silence()}, {@link #resume()} and the counters may be used from any thread.
  */
 public final class TcpProxy implements Closeable {
 
@@ -38,12 +51,19 @@ public final class TcpProxy implements Closeable {
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private final AtomicLong notifications = new AtomicLong();
     private final AtomicLong requests = new AtomicLong();
-    private final java.util.List<byte[]> requestFrames = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private final java.util.List<String> watchedPaths = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<byte[]> requestFrames = new CopyOnWriteArrayList<>();
+    private final List<String> watchedPaths = new CopyOnWriteArrayList<>();
     private final Object requestSeen = new Object();
     private volatile boolean silent;
     private volatile boolean closed;
 
+    /**
+     * Starts a proxy on a free loopback port.
+     *
+     * @param targetHost the server's host
+     * @param targetPort the server's client port
+     * @throws IOException if it cannot listen
+     */
     public TcpProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
@@ -53,13 +73,32 @@ public final class TcpProxy implements Closeable {
         acceptor.start();
     }
 
-    /** A proxy to the first server of a ZooKeeper connect string such as {@code 127.0.0.1:2181}. */
+    /**
+     * A proxy to the first server of a ZooKeeper connect string.
+     *
+     * @param connectString e.g. {@code 127.0.0.1:2181}
+     * @return the started proxy
+     * @throws IOException if it cannot listen
+     */
     public static TcpProxy to(String connectString) throws IOException {
-        String first = connectString.split(",")[0];
-        int colon = first.lastIndexOf(':');
-        return new TcpProxy(first.substring(0, colon), Integer.parseInt(first.substring(colon + 1)));
+        ConnectString.Server first = ConnectString.parse(connectString).servers().get(0);
+        return new TcpProxy(first.host(), first.port());
     }
 
+    /**
+     * A Curator client builder that keeps to {@code connectString} (ensemble tracker off), with this session
+     * timeout, a connection timeout of the same length and a short retry (5 times, 200 ms apart).
+     *
+     * @param connectString the proxies' addresses, e.g. {@code proxy.connectString()}
+     * @param sessionMs     the session timeout to request
+     * @return the builder, to adjust further and build
+     */
+    public static CuratorFrameworkFactory.Builder clientBuilder(String connectString, int sessionMs) {
+        return CuratorFrameworkFactory.builder().connectString(connectString).ensembleTracker(false)
+                .sessionTimeoutMs(sessionMs).connectionTimeoutMs(sessionMs).retryPolicy(new RetryNTimes(5, 200));
+    }
+
+    /** @return the connect string that reaches the server through this proxy, {@code 127.0.0.1:port} */
     public String connectString() {
         return listener.getInetAddress().getHostAddress() + ":" + listener.getLocalPort();
     }
@@ -80,17 +119,22 @@ public final class TcpProxy implements Closeable {
         closeConnections();
     }
 
+    /** @return how many watch notifications the server sent the client through this proxy */
     public long watchNotifications() {
         return notifications.get();
     }
 
+    /** @return how many requests the client sent through this proxy (pings, auth and set-watches not counted) */
     public long requests() {
         return requests.get();
     }
 
-    /** Requests sent by the client that name a path containing {@code fragment} (multi included). */
+    /**
+     * @param fragment part of a path
+     * @return how many requests the client sent that name a path containing {@code fragment} (multi included)
+     */
     public long requests(String fragment) {
-        byte[] needle = fragment.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] needle = fragment.getBytes(StandardCharsets.UTF_8);
         return requestFrames.stream().filter(frame -> contains(frame, needle)).count();
     }
 
@@ -107,8 +151,15 @@ public final class TcpProxy implements Closeable {
         return false;
     }
 
-    /** Waits until the client has sent at least {@code n} requests in all; false on timeout. */
-    public boolean awaitRequests(long n, java.time.Duration timeout) throws InterruptedException {
+    /**
+     * Waits until the client has sent at least {@code n} requests in all.
+     *
+     * @param n       how many
+     * @param timeout how long to wait at most
+     * @return false on timeout
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public boolean awaitRequests(long n, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (requestSeen) {
             while (requests.get() < n) {
@@ -116,7 +167,7 @@ public final class TcpProxy implements Closeable {
                 if (left <= 0) {
                     return false;
                 }
-                java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(requestSeen, left);
+                TimeUnit.NANOSECONDS.timedWait(requestSeen, left);
             }
             return true;
         }
@@ -125,13 +176,24 @@ public final class TcpProxy implements Closeable {
     /**
      * Reads (exists, getData, getChildren) sent by the client with the watch flag set, on paths that start with
      * {@code prefix} (Curator itself watches {@code /zookeeper/config}).
+     *
+     * @param prefix the start of the paths
+     * @return how many such reads the client sent
      */
     public long watchRequests(String prefix) {
         return watchedPaths.stream().filter(path -> path.startsWith(prefix)).count();
     }
 
-    /** Waits until the client has sent at least {@code n} watching reads under {@code prefix}; false on timeout. */
-    public boolean awaitWatchRequests(String prefix, long n, java.time.Duration timeout) throws InterruptedException {
+    /**
+     * Waits until the client has sent at least {@code n} watching reads under {@code prefix}.
+     *
+     * @param prefix  the start of the paths
+     * @param n       how many
+     * @param timeout how long to wait at most
+     * @return false on timeout
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public boolean awaitWatchRequests(String prefix, long n, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (requestSeen) {
             while (watchRequests(prefix) < n) {
@@ -139,7 +201,7 @@ public final class TcpProxy implements Closeable {
                 if (left <= 0) {
                     return false;
                 }
-                java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(requestSeen, left);
+                TimeUnit.NANOSECONDS.timedWait(requestSeen, left);
             }
             return true;
         }
@@ -228,7 +290,7 @@ public final class TcpProxy implements Closeable {
             if (frame.length >= 13 && WATCHING_READS.contains(intAt(frame, 4)) && frame[frame.length - 1] == 1) {
                 int pathLength = intAt(frame, 8);
                 watchedPaths.add(pathLength >= 0 && 12 + pathLength < frame.length
-                        ? new String(frame, 12, pathLength, java.nio.charset.StandardCharsets.UTF_8) : "?");
+                        ? new String(frame, 12, pathLength, StandardCharsets.UTF_8) : "?");
                 synchronized (requestSeen) {
                     requestSeen.notifyAll();
                 }

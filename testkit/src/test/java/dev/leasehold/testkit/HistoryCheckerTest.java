@@ -1,11 +1,11 @@
-package dev.leasehold.scenarios.chaos;
+package dev.leasehold.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leasehold.scenarios.chaos.HistoryChecker.Ack;
-import dev.leasehold.scenarios.chaos.HistoryChecker.Belief;
-import dev.leasehold.scenarios.chaos.HistoryChecker.Committed;
-import dev.leasehold.scenarios.chaos.HistoryChecker.Grant;
+import dev.leasehold.testkit.HistoryChecker.Ack;
+import dev.leasehold.testkit.HistoryChecker.Belief;
+import dev.leasehold.testkit.HistoryChecker.Committed;
+import dev.leasehold.testkit.HistoryChecker.Grant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -122,5 +122,14 @@ class HistoryCheckerTest {
                 1_000));
         assertThat(HistoryChecker.longestGap("e", List.of(new Belief("e", "a", 5, 100, 300)), 0, 1_000))
                 .as("the gap after the last belief counts").isEqualTo(new HistoryChecker.Gap("e", 300, 700));
+    }
+
+    @Test
+    void staleCommitsAreTheRowsThatCommittedAfterAHigherToken() {
+        List<Committed> rows = List.of(new Committed(1, "r", "a", 5, 1, A), new Committed(2, "r", "b", 9, 1, B),
+                new Committed(3, "r", "a", 5, 2, A), new Committed(4, "other", "a", 5, 3, A));
+        assertThat(HistoryChecker.staleCommits(rows))
+                .containsExactly(new HistoryChecker.StaleCommit(rows.get(2), 9));
+        assertThat(HistoryChecker.staleCommits(clean())).isEmpty();
     }
 }

@@ -1,4 +1,4 @@
-package dev.leasehold.scenarios.chaos;
+package dev.leasehold.testkit;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -22,6 +22,9 @@ import java.util.Set;
  * </ol>
  * Overlapping beliefs of leadership are expected: they are counted, not failures. The longest time without a
  * leader is the longest in any election.
+ *
+ * <p>Feed it what your own fenced code committed ({@link HistoryTable#read}) and what its participants saw (grants,
+ * acknowledgements, beliefs, stamped with {@link System#nanoTime()}). Thread-safe: it keeps no state.
  */
 public final class HistoryChecker {
 
@@ -40,18 +43,55 @@ public final class HistoryChecker {
     /** A stretch of {@code nanos} from {@code fromNanos} on in which nobody of {@code election} believed it led. */
     public record Gap(String election, long fromNanos, long nanos) {}
 
+    /** The verdict: each violation as one line naming its rule, and what is counted rather than judged. */
     public record Result(List<String> violations, int overlappingBeliefs, Gap longestWithoutLeader) {
+        /** @return whether no rule was broken */
         public boolean ok() {
             return violations.isEmpty();
         }
 
+        /** @return the longest time without a leader, in nanoseconds */
         public long maxNanosWithoutLeader() {
             return longestWithoutLeader.nanos();
         }
     }
 
+    /** A row that committed after a commit with a higher token on its resource (rule 2): a stale write landed. */
+    public record StaleCommit(Committed row, long higherToken) {}
+
     private HistoryChecker() {}
 
+    /**
+     * Rule 2 alone.
+     *
+     * @param committed the committed rows, in any order
+     * @return the rows, in commit order, that committed after a commit with a higher token on their resource
+     */
+    public static List<StaleCommit> staleCommits(List<Committed> committed) {
+        List<Committed> ordered = new ArrayList<>(committed);
+        ordered.sort(Comparator.comparingLong(Committed::id));
+        List<StaleCommit> stale = new ArrayList<>();
+        Map<String, Long> highest = new HashMap<>();
+        for (Committed row : ordered) {
+            long max = highest.merge(row.resource(), row.token(), Math::max);
+            if (row.token() < max) {
+                stale.add(new StaleCommit(row, max));
+            }
+        }
+        return stale;
+    }
+
+    /**
+     * Checks the five rules; the elections are those named by the beliefs.
+     *
+     * @param committed what the history table holds
+     * @param grants    every grant the participants reported
+     * @param acks      every write a participant saw acknowledged
+     * @param beliefs   every period in which a participant believed it led
+     * @param fromNanos where the time without a leader starts to count ({@link System#nanoTime()})
+     * @param toNanos   where it stops counting
+     * @return the violations, and what is counted
+     */
     public static Result check(List<Committed> committed, List<Grant> grants, List<Ack> acks, List<Belief> beliefs,
                                long fromNanos, long toNanos) {
         return check(committed, grants, acks, beliefs, beliefs.stream().map(Belief::election).distinct().toList(),
@@ -59,8 +99,17 @@ public final class HistoryChecker {
     }
 
     /**
+     * Checks the five rules.
+     *
+     * @param committed what the history table holds
+     * @param grants    every grant the participants reported
+     * @param acks      every write a participant saw acknowledged
+     * @param beliefs   every period in which a participant believed it led
      * @param elections every election of the campaign: one in which nobody ever believed it led is leaderless for
      *                  the whole of [from, to)
+     * @param fromNanos where the time without a leader starts to count ({@link System#nanoTime()})
+     * @param toNanos   where it stops counting
+     * @return the violations, and what is counted
      */
     public static Result check(List<Committed> committed, List<Grant> grants, List<Ack> acks, List<Belief> beliefs,
                                List<String> elections, long fromNanos, long toNanos) {
@@ -69,7 +118,8 @@ public final class HistoryChecker {
         ordered.sort(Comparator.comparingLong(Committed::id));
 
         // 1 and 2: per resource, in commit order.
-        Map<String, Long> highest = new HashMap<>();
+        Map<Committed, Long> stale = new HashMap<>();
+        staleCommits(ordered).forEach(s -> stale.put(s.row(), s.higherToken()));
         Map<String, Long> previous = new HashMap<>();
         for (Committed row : ordered) {
             Long before = previous.put(row.resource(), row.token());
@@ -77,8 +127,8 @@ public final class HistoryChecker {
                 violations.add("rule 1: on " + row.resource() + " token " + row.token() + " (row " + row.id()
                         + ") committed right after token " + before);
             }
-            Long max = highest.merge(row.resource(), row.token(), Math::max);
-            if (row.token() < max) {
+            Long max = stale.get(row);
+            if (max != null) {
                 violations.add("rule 2: on " + row.resource() + " a write with token " + row.token() + " (row "
                         + row.id() + ", " + row.participant() + ") committed after a commit with token " + max);
             }

@@ -1,9 +1,8 @@
-package dev.leasehold.scenarios.chaos;
+package dev.leasehold.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.leasehold.scenarios.NotRoot;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

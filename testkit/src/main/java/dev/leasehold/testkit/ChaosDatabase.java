@@ -1,7 +1,5 @@
-package dev.leasehold.scenarios.chaos;
+package dev.leasehold.testkit;
 
-import dev.leasehold.scenarios.ChildJvm;
-import dev.leasehold.scenarios.SimpleDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,7 +8,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Comparator;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.h2.tools.Server;
@@ -30,45 +30,85 @@ import org.h2.tools.Server;
  *       crash, because H2 writes commits to its file with a delay and may lose the last ones on a crash.</li>
  *   <li>{@link #external}: a database the campaign did not start (never restarted).</li>
  * </ul>
+ *
+ * <p>Thread-safe: a restart and a close are serialised; connections taken during a restart fail, as they would
+ * with a real crash.
  */
 public abstract class ChaosDatabase implements AutoCloseable {
 
+    /** @return a data source for this JVM (a new connection per call; no pool) */
     public abstract DataSource dataSource();
 
+    /** @return the URL other processes (child JVMs) reach the same database with */
     public abstract String jdbcUrl();
 
+    /** @return the database user, or null */
     public String user() {
         return null;
     }
 
+    /** @return the database password, or null */
     public String password() {
         return null;
     }
 
+    /** @return what it is, for a report line, e.g. {@code PostgreSQL 17 (embedded)} */
     public abstract String label();
 
+    /** @return whether it is PostgreSQL (its connections can be terminated with {@code pg_terminate_backend}) */
     public abstract boolean postgres();
 
+    /** @return whether {@link #restart()} works: only for a database started here */
     public boolean restartable() {
         return false;
     }
 
-    /** Stops the database (how: see the class comment) and starts it again; returns when it accepts connections. */
-    public void restart() throws Exception {
+    /**
+     * Stops the database (how: see the class comment) and starts it again; returns when it accepts connections.
+     *
+     * @throws IOException                   if PostgreSQL does not stop or start again
+     * @throws SQLException                  if H2 does not shut down or reopen
+     * @throws InterruptedException          if interrupted while waiting for the stop
+     * @throws UnsupportedOperationException if the database was not started here
+     */
+    public void restart() throws IOException, SQLException, InterruptedException {
         throw new UnsupportedOperationException("the campaign did not start " + label() + "; it cannot restart it");
     }
 
     @Override
     public void close() throws IOException {}
 
+    /**
+     * Starts PostgreSQL 17 from Maven-provided binaries in a temporary data directory (deleted on close).
+     *
+     * @return the running database
+     * @throws IOException           if PostgreSQL does not start
+     * @throws IllegalStateException if this JVM runs as root (PostgreSQL refuses to)
+     */
     public static ChaosDatabase embeddedPostgres() throws IOException {
+        NotRoot.require("run as an unprivileged user, or use h2() or external()");
         return new Postgres();
     }
 
+    /**
+     * Starts an H2 file database in a temporary directory, served over TCP (deleted on close).
+     *
+     * @return the running database
+     * @throws SQLException if H2's TCP server does not start
+     * @throws IOException  if the temporary directory cannot be made
+     */
     public static ChaosDatabase h2() throws SQLException, IOException {
         return H2.start();
     }
 
+    /**
+     * A database someone else runs: never restarted.
+     *
+     * @param url      its JDBC URL
+     * @param user     its user, or null
+     * @param password its password, or null
+     * @return the database, not yet connected to
+     */
     public static ChaosDatabase external(String url, String user, String password) {
         return new ByUrl(url, user, password);
     }
@@ -114,12 +154,16 @@ public abstract class ChaosDatabase implements AutoCloseable {
         }
 
         @Override
-        public synchronized void restart() throws Exception {
+        public synchronized void restart() throws IOException, InterruptedException {
             long pid = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
             ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException(
                     "the postmaster " + pid + " is not running"));
             ChildJvm.signal("-QUIT", pid); // PostgreSQL's immediate shutdown
-            postmaster.onExit().get(30, TimeUnit.SECONDS);
+            try {
+                postmaster.onExit().get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                throw new IOException("the postmaster " + pid + " did not exit within 30 s of SIGQUIT", e);
+            }
             int port = postgres.getPort();
             postgres.close(); // releases zonky's lock on the data directory; its pg_ctl stop finds nothing to stop
             postgres = builder(port).start();

@@ -1,4 +1,4 @@
-package dev.leasehold.scenarios;
+package dev.leasehold.testkit;
 
 import java.io.PrintWriter;
 import java.sql.Connection;
@@ -7,7 +7,11 @@ import java.sql.SQLFeatureNotSupportedException;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
-/** The parts of {@link DataSource} the program's data sources do not use, answered once. */
+/**
+ * The parts of {@link DataSource} that small test data sources do not use, answered once: no log writer, no login
+ * timeout, not a wrapper, no user and password per call. Extend it and write {@link #getConnection()}.
+ * Thread-safe as far as this class goes: it keeps no state.
+ */
 public abstract class PlainDataSource implements DataSource {
 
     @Override

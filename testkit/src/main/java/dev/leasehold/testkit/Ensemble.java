@@ -1,0 +1,208 @@
+package dev.leasehold.testkit;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.zookeeper.client.FourLetterWordMain;
+
+/**
+ * A ZooKeeper ensemble to test against: a {@link TestingCluster} it starts (whose servers it may kill and restart),
+ * or an ensemble it was given ({@code host:port[,...][/chroot]}, never harmed). It tells which server is the quorum
+ * leader by asking each server {@code srvr}.
+ *
+ * <p>Not thread-safe: one thread drives it (killing and restarting servers of one cluster from several threads
+ * races in {@code TestingCluster}).
+ */
+public final class Ensemble implements Closeable {
+
+    private final TestingCluster cluster;
+    private final ConnectString connect;
+
+    private Ensemble(TestingCluster cluster, ConnectString connect) {
+        this.cluster = cluster;
+        this.connect = connect;
+    }
+
+    /**
+     * Starts a cluster of {@code size} servers with this tick (sessions of 2 to 20 ticks), with the four-letter
+     * words allowed so that {@link #quorumLeader()} can ask them.
+     *
+     * @param size   how many servers (1 or more)
+     * @param tickMs the servers' tick in milliseconds (1 or more)
+     * @return the running ensemble
+     * @throws IllegalArgumentException if size or tickMs is below 1
+     * @throws IOException              if the cluster does not start
+     */
+    public static Ensemble start(int size, int tickMs) throws IOException {
+        if (size < 1 || tickMs < 1) {
+            throw new IllegalArgumentException("an ensemble needs at least 1 server and a tick of at least 1 ms, got "
+                    + size + " servers, tick " + tickMs + " ms");
+        }
+        allowFourLetterWords();
+        List<InstanceSpec> specs = new ArrayList<>();
+        for (int id = 1; id <= size; id++) {
+            specs.add(new InstanceSpec(null, -1, -1, -1, true, id, tickMs, 0));
+        }
+        TestingCluster cluster = new TestingCluster(specs);
+        try {
+            cluster.start();
+        } catch (Exception e) {
+            cluster.close();
+            throw new IOException("the ZooKeeper cluster did not start: " + e.getMessage(), e);
+        }
+        List<ConnectString.Server> servers = new ArrayList<>();
+        for (InstanceSpec spec : cluster.getInstances()) {
+            servers.add(new ConnectString.Server(spec.getHostname(), spec.getPort()));
+        }
+        return new Ensemble(cluster, new ConnectString(servers, ""));
+    }
+
+    /**
+     * An ensemble someone else runs; it is never harmed.
+     *
+     * @param connect {@code host:port[,host:port...][/chroot]}
+     * @return the ensemble
+     * @throws IllegalArgumentException if the connect string is malformed
+     */
+    public static Ensemble given(String connect) {
+        return new Ensemble(null, ConnectString.parse(connect));
+    }
+
+    /**
+     * Lets a server started after this call answer {@code srvr} (ZooKeeper refuses four-letter words by default).
+     * Sets a system property, so call it before the servers start.
+     */
+    public static void allowFourLetterWords() {
+        System.setProperty("zookeeper.4lw.commands.whitelist", "*");
+    }
+
+    /** @return whether this ensemble was started here, and so may be harmed */
+    public boolean owned() {
+        return cluster != null;
+    }
+
+    /** @return the servers and chroot; a started cluster has no chroot */
+    public ConnectString connectString() {
+        return connect;
+    }
+
+    /**
+     * @return every server of a started cluster
+     * @throws IllegalStateException if the ensemble was given
+     */
+    public List<InstanceSpec> instances() {
+        return List.copyOf(cluster().getInstances());
+    }
+
+    /**
+     * Kills one server of a started cluster.
+     *
+     * @param spec the server
+     * @throws IOException           if TestingCluster fails to kill it
+     * @throws InterruptedException  if interrupted meanwhile
+     * @throws IllegalStateException if the ensemble was given
+     */
+    public void kill(InstanceSpec spec) throws IOException, InterruptedException {
+        TestingCluster servers = cluster();
+        act("kill", spec, () -> servers.killServer(spec));
+    }
+
+    /**
+     * Restarts one server of a started cluster.
+     *
+     * @param spec the server
+     * @throws IOException           if TestingCluster fails to restart it
+     * @throws InterruptedException  if interrupted meanwhile
+     * @throws IllegalStateException if the ensemble was given
+     */
+    public void restart(InstanceSpec spec) throws IOException, InterruptedException {
+        TestingCluster servers = cluster();
+        act("restart", spec, () -> servers.restartServer(spec));
+    }
+
+    /** What TestingCluster does to a server, which may throw anything. */
+    private interface ServerAction {
+        void run() throws Exception;
+    }
+
+    private static void act(String what, InstanceSpec spec, ServerAction action) throws IOException,
+            InterruptedException {
+        try {
+            action.run();
+        } catch (InterruptedException | IOException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException("could not " + what + " ZooKeeper server " + spec.getServerId() + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * @return the server of a started cluster whose {@code srvr} answer says {@code Mode: leader}, if any says so now
+     * @throws IllegalStateException if the ensemble was given
+     */
+    public Optional<InstanceSpec> quorumLeader() {
+        return cluster().getInstances().stream().filter(Ensemble::isQuorumLeader).findFirst();
+    }
+
+    /**
+     * @param spec a server
+     * @return whether it answers {@code srvr} with {@code Mode: leader}
+     */
+    public static boolean isQuorumLeader(InstanceSpec spec) {
+        return mode(spec).equals("leader");
+    }
+
+    /**
+     * Restarts every server of a started cluster that does not answer; does nothing for a given ensemble.
+     *
+     * @throws IOException          if TestingCluster fails to restart one
+     * @throws InterruptedException if interrupted meanwhile
+     */
+    public void restartTheDown() throws IOException, InterruptedException {
+        if (cluster == null) {
+            return;
+        }
+        for (InstanceSpec spec : cluster.getInstances()) {
+            if (mode(spec).equals("down")) {
+                restart(spec);
+            }
+        }
+    }
+
+    /**
+     * Asks a server {@code srvr}.
+     *
+     * @param spec the server
+     * @return the {@code Mode:} of its answer (leader, follower, standalone), "unknown" if the answer has none, or
+     *         "down" if the server does not answer within a second
+     */
+    public static String mode(InstanceSpec spec) {
+        try {
+            String answer = FourLetterWordMain.send4LetterWord(spec.getHostname(), spec.getPort(), "srvr", false,
+                    1_000);
+            return answer.lines().filter(l -> l.startsWith("Mode:")).map(l -> l.substring(5).trim()).findFirst()
+                    .orElse("unknown");
+        } catch (Exception e) {
+            return "down";
+        }
+    }
+
+    private TestingCluster cluster() {
+        if (cluster == null) {
+            throw new IllegalStateException("this ensemble was given, not started here: its servers are not touched");
+        }
+        return cluster;
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+}
