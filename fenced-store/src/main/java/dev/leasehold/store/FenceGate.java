@@ -265,6 +265,8 @@ public final class FenceGate {
      * Like {@link #advance(String, long)}, and if the token raises the mark, the history row names {@code holder}
      * (a participant id, a host name): who held this token, for the incident review.
      *
+     * @param resource the resource, as for {@link #advance(String, long)}
+     * @param token    the token, as for {@link #advance(String, long)}
      * @param holder a label of at most 200 characters, or null for none
      * @throws StaleTokenException if a higher token was already seen
      */
@@ -289,7 +291,9 @@ public final class FenceGate {
      * deleted (a re-base audited before schema version 4 was copied in by that migration). Answers "who held token
      * 33, from when to when, and what came after".
      *
+     * @param resource the resource
      * @param limit 1 to 10,000
+     * @return the changes, newest first; empty if the resource has none
      * @throws IllegalArgumentException if the resource is blank or too long, or {@code limit} out of range
      */
     public List<MarkChange> history(String resource, int limit) {

@@ -61,6 +61,8 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
      * @param purgeChunk  rows per purge statement
      * @param sweepLimit  slots per sweep
      * @param lockTimeout the longest lock wait
+     * @param listener    told what each call decided; {@link StoreListener#NONE} for none
+     * @param historyLimit mark changes kept per resource
      * @throws IllegalArgumentException if a component is out of the range given above
      */
     public StoreConfig {
@@ -157,13 +159,25 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
                 historyLimit);
     }
 
-    /** See {@link #listener()}. */
+    /**
+     * See {@link #listener()}.
+     *
+     * @param listener the new listener; {@link StoreListener#NONE} for none
+     * @return a copy with that listener
+     * @throws IllegalArgumentException if it is null
+     */
     public StoreConfig withListener(StoreListener listener) {
         return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
                 historyLimit);
     }
 
-    /** See {@link #historyLimit()}. */
+    /**
+     * See {@link #historyLimit()}.
+     *
+     * @param historyLimit the new number of mark changes kept per resource
+     * @return a copy with that limit
+     * @throws IllegalArgumentException if it is out of range
+     */
     public StoreConfig withHistoryLimit(int historyLimit) {
         return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
                 historyLimit);

@@ -30,11 +30,20 @@ public interface StoreListener {
     /**
      * A call of {@link BatchClaims} decided {@code count} batches' fate the same way (a {@code claimUpTo} that
      * claims 7 batches is one call with {@code CLAIMED, 7}).
+     *
+     * @param outcome what was decided
+     * @param count   how many batches it was decided for
      */
     default void claims(ClaimOutcome outcome, int count) {
     }
 
-    /** A call of {@link SlotRuns} on {@code job} decided {@code count} slots' fate the same way. */
+    /**
+     * A call of {@link SlotRuns} on {@code job} decided {@code count} slots' fate the same way.
+     *
+     * @param job     the job the slots belong to
+     * @param outcome what was decided
+     * @param count   how many slots it was decided for
+     */
     default void slots(String job, SlotOutcome outcome, int count) {
     }
 }

@@ -1,9 +1,12 @@
 package dev.leasehold.spring;
 
+import dev.leasehold.recipes.FencedLeaderListener;
 import dev.leasehold.recipes.FencedLeaderSelector;
 import dev.leasehold.recipes.FencedLeaderSelectorListener;
 import dev.leasehold.recipes.FencingToken;
+import dev.leasehold.recipes.LossCause;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -15,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.integration.leader.Candidate;
@@ -42,6 +46,7 @@ final class ElectionRun implements FencedLeaderSelectorListener {
     private final String electionPath;
     private final Duration closeWait;
     private final Supplier<LeaderEventPublisher> publisher;
+    private final List<FencedLeaderListener> listeners;
 
     private FencedLeaderSelector selector;
     private final ThreadPoolExecutor callbacks;
@@ -49,7 +54,8 @@ final class ElectionRun implements FencedLeaderSelectorListener {
     private volatile boolean stopping;
 
     ElectionRun(Object source, CuratorFramework client, Candidate candidate, String role, String participantId,
-                String electionPath, Duration closeWait, Supplier<LeaderEventPublisher> publisher) {
+                String electionPath, Duration closeWait, Supplier<LeaderEventPublisher> publisher,
+                List<FencedLeaderListener> listeners) {
         this.source = source;
         this.client = client;
         this.candidate = candidate;
@@ -58,6 +64,7 @@ final class ElectionRun implements FencedLeaderSelectorListener {
         this.electionPath = electionPath;
         this.closeWait = closeWait;
         this.publisher = publisher;
+        this.listeners = listeners;
         callbacks = new ThreadPoolExecutor(1, 1, 2, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), work -> {
             Thread thread = new Thread(work, "leasehold-candidate-" + participantId);
             thread.setDaemon(true);
@@ -75,6 +82,9 @@ final class ElectionRun implements FencedLeaderSelectorListener {
         grant = current;
         LeaderEventPublisher events = publisher.get();
         AtomicBoolean granted = new AtomicBoolean();
+        List<FencedLeaderListener> told = List.copyOf(listeners); // the same ones hear the grant and its loss
+        LossCause cause = LossCause.INTERRUPTED;
+        tellAcquired(told, token);
         try {
             Future<?> onGranted = callbacks.submit(() -> {
                 candidate.onGranted(current);
@@ -88,15 +98,54 @@ final class ElectionRun implements FencedLeaderSelectorListener {
             current.awaitWithdrawal();
         } catch (InterruptedException e) {
             log.debug("[{}] token {} withdrawn", participantId, token.value());
+            cause = withdrawalCause(current);
         } catch (ExecutionException e) {
             log.error("[{}] onGranted for role '{}' with token {} threw; giving leadership up", participantId,
                     role, token.value(), e.getCause());
         } catch (RejectedExecutionException e) {
             log.debug("[{}] stopped before onGranted for token {}", participantId, token.value());
+            cause = LossCause.CLOSED;
         } finally {
             current.end();
+            tellLost(told, token, cause);
             awaitRevoked(current, events, granted.get());
             grant = null;
+        }
+    }
+
+    /**
+     * Why the selector withdrew the token: this initiator stopping, a yield, or else a connection state that the
+     * client's error policy treats as an error (the selector withdraws on nothing else).
+     */
+    private LossCause withdrawalCause(Grant current) {
+        if (stopping) {
+            return LossCause.CLOSED;
+        }
+        if (current.yielded) {
+            return LossCause.INTERRUPTED;
+        }
+        return client.getConnectionStateErrorPolicy().isErrorState(ConnectionState.SUSPENDED)
+                ? LossCause.SUSPENDED : LossCause.LOST;
+    }
+
+    private void tellAcquired(List<FencedLeaderListener> told, FencingToken token) {
+        for (FencedLeaderListener listener : told) {
+            try {
+                listener.leadershipAcquired(token);
+            } catch (RuntimeException e) {
+                log.warn("[{}] a listener threw on the grant of token {}", participantId, token.value(), e);
+            }
+        }
+    }
+
+    private void tellLost(List<FencedLeaderListener> told, FencingToken token, LossCause cause) {
+        for (FencedLeaderListener listener : told) {
+            try {
+                listener.leadershipLost(token, cause);
+            } catch (RuntimeException e) {
+                log.warn("[{}] a listener threw on the loss of token {} ({})", participantId, token.value(), cause,
+                        e);
+            }
         }
     }
 
@@ -178,6 +227,7 @@ final class ElectionRun implements FencedLeaderSelectorListener {
     /** Called by a grant's yield(): withdraws its token if it is still the current grant. */
     void yieldGrant(Grant current) {
         if (grant == current && current.isLeader()) {
+            current.yielded = true;
             log.info("[{}] yielding leadership of role '{}' (token {})", participantId, role,
                     current.token().value());
             selector.interruptLeadership();
@@ -191,6 +241,7 @@ final class ElectionRun implements FencedLeaderSelectorListener {
         private final ElectionRun owner;
         private final CountDownLatch withdrawn = new CountDownLatch(1);
         private volatile boolean ended;
+        private volatile boolean yielded;
 
         Grant(FencingToken token, ElectionRun owner) {
             this.token = token;

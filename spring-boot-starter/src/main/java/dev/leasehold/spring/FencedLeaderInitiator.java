@@ -1,10 +1,13 @@
 package dev.leasehold.spring;
 
+import dev.leasehold.recipes.FencedLeaderListener;
 import dev.leasehold.recipes.FencedLeaderSelector;
 import dev.leasehold.recipes.FencingToken;
 import dev.leasehold.recipes.LeaderInfo;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.curator.framework.CuratorFramework;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +58,7 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
     private final String participantId;
     private final String electionPath;
     private final Duration closeWait;
+    private final List<FencedLeaderListener> listeners = new CopyOnWriteArrayList<>();
     private volatile LeaderEventPublisher publisher;
     private volatile boolean publisherSet;
     private volatile ElectionRun run;
@@ -113,6 +117,36 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
         this.publisherSet = true;
     }
 
+    /**
+     * Adds a listener told of each grant and its end, for meters and logs (the starter adds Micrometer's
+     * {@code ElectionMeters} this way). It is told on the election's own thread (never a ZooKeeper or Curator
+     * thread, never under a lock): {@code leadershipAcquired} before {@code onGranted} is called, and
+     * {@code leadershipLost} as soon as the token was withdrawn, before {@code onRevoked} is called. The loss cause
+     * is {@code CLOSED} when this initiator stops, {@code INTERRUPTED} for {@link FencedContext#yield()} or an
+     * {@code onGranted} that threw, and otherwise the connection state the client's error policy treats as an
+     * error ({@code SUSPENDED} under Curator's default policy, {@code LOST} under the session policy). A listener
+     * that throws is logged and changes nothing. Add listeners before {@link #start()}: a listener added during a
+     * grant is told from the next grant on, so that it always hears a loss after its grant.
+     *
+     * @param listener told of grants and losses
+     * @throws IllegalArgumentException if {@code listener} is null
+     */
+    public void addListener(FencedLeaderListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null");
+        }
+        listeners.add(listener);
+    }
+
+    /**
+     * Removes a listener added with {@link #addListener(FencedLeaderListener)}; does nothing if it was not added.
+     *
+     * @param listener the listener to remove
+     */
+    public void removeListener(FencedLeaderListener listener) {
+        listeners.remove(listener);
+    }
+
     /** Called by the application context: leader events go to its listeners unless a publisher was set. */
     @Override
     public void setApplicationEventPublisher(ApplicationEventPublisher applicationEventPublisher) {
@@ -134,7 +168,7 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
                 return;
             }
             ElectionRun next = new ElectionRun(this, client, candidate, role, participantId, electionPath, closeWait,
-                    () -> publisher);
+                    () -> publisher, listeners);
             FencedLeaderSelector selector = new FencedLeaderSelector(client, electionPath, participantId, next,
                     closeWait);
             next.start(selector);

@@ -5,7 +5,9 @@ import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.SlotRuns;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.StoreListener;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -31,15 +33,19 @@ public class LeaseholdStoreAutoConfiguration {
     }
 
     /**
-     * The store's configuration.
+     * The store's configuration, telling the application's {@link StoreListener} beans (the starter's
+     * {@code StoreMeters} among them, when Micrometer is present). A {@code StoreConfig} bean of your own replaces
+     * this one and gets no listener from the starter: give it yours with {@code withListener}.
      *
      * @param properties the {@code leasehold.*} properties
-     * @return the default configuration with the table prefix set
+     * @param listeners  the {@link StoreListener} beans, told in their order; resolved when this bean is created, so
+     *                   every listener bean defined by any configuration is found
+     * @return the default configuration with the table prefix and the listeners set
      */
     @Bean
     @ConditionalOnMissingBean
-    public StoreConfig leaseholdStoreConfig(LeaseholdProperties properties) {
-        return properties.store().toStoreConfig();
+    public StoreConfig leaseholdStoreConfig(LeaseholdProperties properties, ObjectProvider<StoreListener> listeners) {
+        return properties.store().toStoreConfig().withListener(StoreListeners.of(listeners.orderedStream().toList()));
     }
 
     /**

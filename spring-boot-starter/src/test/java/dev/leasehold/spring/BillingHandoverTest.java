@@ -13,6 +13,10 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
@@ -35,7 +39,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  *
  * <p>Timeline: a starts and leads (token ta) and charges c1; b starts and follows; a's context closes while a charge
  * is in flight: a still leads until that charge is done and a's billing loop stopped, then a leaves the election; b leads with tb &gt; ta, fences the resource and charges c2; a write with ta
- * is refused; b's health endpoint shows b leading with tb.
+ * is refused; b's health endpoint shows b leading with tb. Each context has a {@link SimpleMeterRegistry}: a's
+ * {@code leasehold.leader} gauge reads 1 while a leads, a's loss (closed) is counted, b's gauge reads 1 after the
+ * handover, and b's {@code leasehold.fence.writes{outcome=stale}} counts the refused write.
  */
 class BillingHandoverTest {
 
@@ -78,12 +84,19 @@ class BillingHandoverTest {
             assertThat(timeline.await("a event OnGrantedEvent ")).isEqualTo("a event OnGrantedEvent " + tokenA);
             a.getBean(BillingCandidate.class).charge("c1");
             timeline.await("a charged c1");
+            Gauge leaderA = meter(a).get("leasehold.leader").tag("participant", "a").gauge();
+            assertThat(leaderA.value()).isEqualTo(1.0);
+            // a's meters leave a's registry when a's context closes: keep the counter to read it afterwards
+            Counter lossesA = meter(a).get("leasehold.leadership.losses").tag("participant", "a")
+                    .tag("cause", "closed").counter();
 
             try (ConfigurableApplicationContext second = start("b", jdbcUrl, timeline)) {
                 FencedLeaderInitiator initiatorB = second.getBean(FencedLeaderInitiator.class);
                 assertThat(initiatorB.isLeader()).isFalse();
                 assertThat(initiatorB.currentLeader()).get().extracting(l -> l.participantId()).isEqualTo("a");
                 assertThat(roleDetails(second)).containsEntry("leading", false);
+                assertThat(meter(second).get("leasehold.leader").tag("participant", "b").gauge().value())
+                        .isEqualTo(0.0);
 
                 // a is mid-charge when its context closes: leadership must not move until that charge is done
                 BillingCandidate candidateA = a.getBean(BillingCandidate.class);
@@ -97,6 +110,12 @@ class BillingHandoverTest {
                 closingA.get(20, TimeUnit.SECONDS);
                 long tokenB = tokenOf(timeline.await("b granted "));
                 assertThat(tokenB).isGreaterThan(tokenA);
+                assertThat(lossesA.count()).isEqualTo(1.0);
+                assertThat(leaderA.value()).isEqualTo(0.0);
+                MeterRegistry metersB = meter(second);
+                assertThat(metersB.get("leasehold.leader").tag("participant", "b").gauge().value()).isEqualTo(1.0);
+                assertThat(metersB.get("leasehold.leadership.grants").tag("participant", "b").counter().count())
+                        .isEqualTo(1.0);
                 List<String> entries = timeline.entries();
                 assertThat(entries).containsSubsequence("a revoking " + tokenA,
                         "a charged slow with " + tokenA, "a stopped billing " + tokenA,
@@ -108,6 +127,8 @@ class BillingHandoverTest {
                 assertThatThrownBy(() -> gate.update(BillingCandidate.RESOURCE, tokenA,
                         "INSERT INTO charges (customer, instance, token) VALUES (?, ?, ?)", "c3", "a", tokenA))
                         .isInstanceOf(StaleTokenException.class);
+                assertThat(metersB.get("leasehold.fence.writes").tag("resource", BillingCandidate.RESOURCE)
+                        .tag("outcome", "stale").counter().count()).isEqualTo(1.0);
                 assertThat(charges(second.getBean(DataSource.class)))
                         .containsExactly("c1 by a with " + tokenA, "c2 by b with " + tokenB, "slow by a with " + tokenA);
 
@@ -129,6 +150,10 @@ class BillingHandoverTest {
         }
     }
 
+    private static MeterRegistry meter(ConfigurableApplicationContext context) {
+        return context.getBean(MeterRegistry.class);
+    }
+
     @SuppressWarnings("unchecked")
     private static Map<String, Object> roleDetails(ConfigurableApplicationContext context) {
         IndicatedHealthDescriptor health = (IndicatedHealthDescriptor) context.getBean(HealthEndpoint.class)
@@ -140,7 +165,10 @@ class BillingHandoverTest {
     private static ConfigurableApplicationContext start(String instance, String jdbcUrl, Timeline timeline) {
         return new SpringApplicationBuilder(BillingApplication.class)
                 .web(WebApplicationType.NONE)
-                .initializers(context -> context.getBeanFactory().registerSingleton("timeline", timeline))
+                .initializers(context -> {
+                    context.getBeanFactory().registerSingleton("timeline", timeline);
+                    context.getBeanFactory().registerSingleton("meterRegistry", new SimpleMeterRegistry());
+                })
                 .properties("billing.instance=" + instance, "billing.jdbc-url=" + jdbcUrl,
                         "leasehold.zookeeper.connect-string=" + zk.getConnectString(),
                         "leasehold.zookeeper.session-timeout=4s",

@@ -2,6 +2,9 @@ package dev.leasehold.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leasehold.recipes.FencedLeaderListener;
+import dev.leasehold.recipes.FencingToken;
+import dev.leasehold.recipes.LossCause;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -77,14 +80,43 @@ class FencedLeaderInitiatorTest {
     }
 
     @Test
+    void aListenerHearsTheGrantBeforeOnGrantedAndTheLossWithItsCauseBeforeOnRevoked() throws Exception {
+        Recorder recorder = new Recorder("r1", "billing");
+        FencedLeaderInitiator initiator = new FencedLeaderInitiator(client, recorder, "/e");
+        BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+        initiator.addListener(new Heard(heard));
+        initiator.start();
+        FencedContext second;
+        try {
+            FencedContext first = recorder.nextGranted();
+            // polled without waiting: the listener was told before onGranted ran
+            assertThat(heard.poll()).isEqualTo("acquired " + first.token().value());
+            first.yield();
+            recorder.nextRevoked();
+            assertThat(heard.poll()).isEqualTo("lost " + first.token().value() + " INTERRUPTED");
+            second = recorder.nextGranted();
+            assertThat(heard.poll()).isEqualTo("acquired " + second.token().value());
+        } finally {
+            initiator.stop();
+        }
+        recorder.nextRevoked();
+        assertThat(heard.poll()).isEqualTo("lost " + second.token().value() + " CLOSED");
+        assertThat(heard).isEmpty();
+    }
+
+    @Test
     void aSuspendedConnectionWithdrawsTheTokenBeforeOnRevoked() throws Exception {
         Recorder recorder = new Recorder("r1", "billing");
         FencedLeaderInitiator initiator = new FencedLeaderInitiator(client, recorder, "/e");
+        BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+        initiator.addListener(new Heard(heard));
         initiator.start();
         try {
             FencedContext granted = recorder.nextGranted();
             zk.stop();
             assertThat(recorder.nextRevoked()).isSameAs(granted);
+            assertThat(heard).containsExactly("acquired " + granted.token().value(),
+                    "lost " + granted.token().value() + " SUSPENDED");
             assertThat(recorder.leaderAtRevoke.poll(20, TimeUnit.SECONDS)).isFalse();
             assertThat(initiator.isLeader()).isFalse();
         } finally {
@@ -110,6 +142,20 @@ class FencedLeaderInitiatorTest {
             assertThat(FencedContext.of(first)).isSameAs(next);
         } finally {
             initiator.stop();
+        }
+    }
+
+    /** Records what an initiator's listener hears. */
+    private record Heard(BlockingQueue<String> heard) implements FencedLeaderListener {
+
+        @Override
+        public void leadershipAcquired(FencingToken token) {
+            heard.add("acquired " + token.value());
+        }
+
+        @Override
+        public void leadershipLost(FencingToken token, LossCause cause) {
+            heard.add("lost " + token.value() + " " + cause);
         }
     }
 

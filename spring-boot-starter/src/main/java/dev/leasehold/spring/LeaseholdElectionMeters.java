@@ -1,0 +1,58 @@
+package dev.leasehold.spring;
+
+import dev.leasehold.micrometer.ElectionMeters;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The election meters of this application's {@link FencedLeaderInitiator}s: one {@link ElectionMeters} per initiator,
+ * tagged {@code election} (its election path) and {@code participant} (the candidate's id), added as the initiator's
+ * listener. Created by the starter before the initiators start, so the {@code leasehold.leadership.wait} timer counts
+ * from about the context's start; closed with the context, which removes the meters from the registry.
+ *
+ * <p>Thread-safety: thread-safe; the map is filled in the constructor and only read afterwards.
+ */
+public final class LeaseholdElectionMeters implements AutoCloseable {
+
+    private final Map<FencedLeaderInitiator, ElectionMeters> meters = new IdentityHashMap<>();
+
+    /**
+     * Registers the meters of each initiator and adds them as its listener.
+     *
+     * @param registry   where the meters are registered
+     * @param initiators the initiators to meter; not started yet, so that they hear every grant
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public LeaseholdElectionMeters(MeterRegistry registry, List<FencedLeaderInitiator> initiators) {
+        if (registry == null || initiators == null) {
+            throw new IllegalArgumentException("registry and initiators must not be null");
+        }
+        for (FencedLeaderInitiator initiator : initiators) {
+            ElectionMeters bound = new ElectionMeters(registry, initiator.electionPath(), initiator.participantId());
+            initiator.addListener(bound);
+            meters.put(initiator, bound);
+        }
+    }
+
+    /**
+     * The meters of one initiator.
+     *
+     * @param initiator an initiator of this application
+     * @return its meters; empty if it was not metered
+     */
+    public Optional<ElectionMeters> of(FencedLeaderInitiator initiator) {
+        return Optional.ofNullable(meters.get(initiator));
+    }
+
+    /** Removes the meters from the initiators and from the registry. Idempotent. */
+    @Override
+    public void close() {
+        meters.forEach((initiator, bound) -> {
+            initiator.removeListener(bound);
+            bound.remove();
+        });
+    }
+}

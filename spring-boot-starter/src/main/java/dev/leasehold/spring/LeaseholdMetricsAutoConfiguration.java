@@ -1,0 +1,85 @@
+package dev.leasehold.spring;
+
+import dev.leasehold.micrometer.BatchMeters;
+import dev.leasehold.micrometer.ElectionMeters;
+import dev.leasehold.micrometer.StoreMeters;
+import dev.leasehold.store.BatchClaims;
+import dev.leasehold.store.StoreConfig;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Lazy;
+
+/**
+ * Micrometer meters from {@code leasehold-micrometer}, when it and a {@link MeterRegistry} bean are present:
+ * <ul>
+ *   <li>{@link ElectionMeters} for each {@link FencedLeaderInitiator} ({@code leasehold.leader},
+ *       {@code leasehold.leadership.*}), in a {@link LeaseholdElectionMeters};</li>
+ *   <li>{@link StoreMeters} ({@code leasehold.fence.writes}, {@code leasehold.claims}, {@code leasehold.slots}) as a
+ *       {@code StoreListener} bean, which the starter's {@link StoreConfig} bean tells (when the store is
+ *       configured);</li>
+ *   <li>{@link BatchMeters} ({@code leasehold.batches}, {@code leasehold.batches.oldest.pending}) for the
+ *       {@link BatchClaims} bean. The starter never refreshes them: call {@link BatchMeters#refresh()} on a schedule
+ *       of your own (a {@code @Scheduled} method, say); until then the gauges read NaN.</li>
+ * </ul>
+ *
+ * <p>Thread-safety: a configuration class; its beans are thread-safe.
+ */
+@AutoConfiguration(after = {LeaseholdAutoConfiguration.class, LeaseholdStoreAutoConfiguration.class}, afterName = {
+        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
+@ConditionalOnClass({MeterRegistry.class, ElectionMeters.class})
+@ConditionalOnBean(MeterRegistry.class)
+public class LeaseholdMetricsAutoConfiguration {
+
+    /** Created by Spring Boot. */
+    public LeaseholdMetricsAutoConfiguration() {
+    }
+
+    /**
+     * The election meters of every initiator. Never lazy: it must add its listeners before the initiators start.
+     *
+     * @param registry   the application's registry
+     * @param initiators the initiators, one per Candidate bean (and any of your own)
+     * @return the meters, removed from the registry when the context closes
+     */
+    @Bean
+    @Lazy(false)
+    @ConditionalOnMissingBean
+    public LeaseholdElectionMeters leaseholdElectionMeters(MeterRegistry registry,
+                                                           ObjectProvider<FencedLeaderInitiator> initiators) {
+        return new LeaseholdElectionMeters(registry, initiators.orderedStream().toList());
+    }
+
+    /**
+     * The store's counters, as a {@code StoreListener} bean that the starter's {@code StoreConfig} bean tells.
+     *
+     * @param registry the application's registry
+     * @return the counters
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(StoreConfig.class)
+    public StoreMeters leaseholdStoreMeters(MeterRegistry registry) {
+        return new StoreMeters(registry);
+    }
+
+    /**
+     * The batch queue's gauges, refreshed only when the application calls {@link BatchMeters#refresh()}.
+     *
+     * @param registry the application's registry
+     * @param claims   the batch claims
+     * @return the gauges, removed from the registry when the context closes
+     */
+    @Bean(destroyMethod = "remove")
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(BatchClaims.class)
+    public BatchMeters leaseholdBatchMeters(MeterRegistry registry, BatchClaims claims) {
+        return new BatchMeters(registry, claims);
+    }
+}
