@@ -46,6 +46,9 @@ import javax.sql.DataSource;
  * <p>A lease bounds how long a silent claimer blocks a batch; it does not stop a paused claimer from running on.
  * What stops its results from counting is the fence; what stops an outside system from receiving its work twice is
  * an idempotency key (the batch id).
+ *
+ * <p>Why one file of more than 300 lines: one public API for a batch's whole life (enqueue, claim, renew, finish, fail,
+ * stats, purge), mostly Javadoc; the SQL of each step lives in the dialects.
  */
 public final class BatchClaims {
 
@@ -90,9 +93,13 @@ public final class BatchClaims {
         context.jdbc().withConnection("enqueueing batch '" + batchId + "'", connection -> {
             SqlDialect sql = context.sql();
             try {
-                return Jdbc.update(connection, "INSERT INTO " + sql.tables.batches()
-                        + " (id, payload, status, fence, enqueued_at) VALUES (?, ?, '" + PENDING + "', 0, "
-                        + sql.now() + ")", batchId, payload);
+                return Jdbc.update(
+                        connection,
+                        "INSERT INTO " + sql.tables.batches()
+                                + " (id, payload, status, fence, enqueued_at) VALUES (?, ?, '" + PENDING + "', 0, "
+                                + sql.now() + ")",
+                        batchId,
+                        payload);
             } catch (SQLException e) {
                 if (sql.uniqueViolation(e)) {
                     throw new IllegalArgumentException("batch '" + batchId + "' is already enqueued", e);
@@ -112,10 +119,12 @@ public final class BatchClaims {
      * @return the claim, or empty if no batch is claimable now
      */
     public Optional<BatchClaim> claimNext(String owner, Duration lease) {
-        return context.events().after(() -> claimOne(owner, lease),
-                claim -> listener -> listener.claims(
-                        claim.isPresent() ? ClaimOutcome.CLAIMED : ClaimOutcome.EMPTY, 1),
-                listener -> listener.claims(ClaimOutcome.ERROR, 1));
+        return context.events()
+                .after(
+                        () -> claimOne(owner, lease),
+                        claim -> listener ->
+                                listener.claims(claim.isPresent() ? ClaimOutcome.CLAIMED : ClaimOutcome.EMPTY, 1),
+                        listener -> listener.claims(ClaimOutcome.ERROR, 1));
     }
 
     private Optional<BatchClaim> claimOne(String owner, Duration lease) {
@@ -123,14 +132,17 @@ public final class BatchClaims {
         long leaseMillis = Args.leaseMillis(lease);
         String operation = "claiming a batch for '" + owner + "'";
         int maxAttempts = config.maxAttempts();
-        Optional<BatchClaim> claimed = context.jdbc().withConnection(operation, connection ->
-                context.sql().claimsInOneStatement()
-                        ? context.sql().claimBatch(connection, owner, leaseMillis, maxAttempts) : null);
+        Optional<BatchClaim> claimed = context.jdbc()
+                .withConnection(
+                        operation,
+                        connection -> context.sql().claimsInOneStatement()
+                                ? context.sql().claimBatch(connection, owner, leaseMillis, maxAttempts)
+                                : null);
         if (claimed != null) {
             return claimed; // one statement, committed on its own: one round trip
         }
-        return context.jdbc().inTransaction(operation, tx -> context.sql().claimBatch(tx, owner, leaseMillis,
-                maxAttempts));
+        return context.jdbc()
+                .inTransaction(operation, tx -> context.sql().claimBatch(tx, owner, leaseMillis, maxAttempts));
     }
 
     /**
@@ -149,10 +161,13 @@ public final class BatchClaims {
      *                                  of at most 7 days, or {@code max} out of range; nothing is claimed then
      */
     public List<BatchClaim> claimUpTo(String owner, Duration lease, int max) {
-        return context.events().after(() -> claimMany(owner, lease, max),
-                claims -> listener -> listener.claims(
-                        claims.isEmpty() ? ClaimOutcome.EMPTY : ClaimOutcome.CLAIMED, Math.max(1, claims.size())),
-                listener -> listener.claims(ClaimOutcome.ERROR, 1));
+        return context.events()
+                .after(
+                        () -> claimMany(owner, lease, max),
+                        claims -> listener -> listener.claims(
+                                claims.isEmpty() ? ClaimOutcome.EMPTY : ClaimOutcome.CLAIMED,
+                                Math.max(1, claims.size())),
+                        listener -> listener.claims(ClaimOutcome.ERROR, 1));
     }
 
     private List<BatchClaim> claimMany(String owner, Duration lease, int max) {
@@ -161,14 +176,17 @@ public final class BatchClaims {
         ClaimLists.max(max);
         String operation = "claiming up to " + max + " batches for '" + owner + "'";
         int maxAttempts = config.maxAttempts();
-        List<BatchClaim> claimed = context.jdbc().withConnection(operation, connection ->
-                context.sql().claimsInOneStatement()
-                        ? context.sql().claimBatches(connection, owner, leaseMillis, maxAttempts, max) : null);
+        List<BatchClaim> claimed = context.jdbc()
+                .withConnection(
+                        operation,
+                        connection -> context.sql().claimsInOneStatement()
+                                ? context.sql().claimBatches(connection, owner, leaseMillis, maxAttempts, max)
+                                : null);
         if (claimed != null) {
             return claimed; // one statement, committed on its own: one round trip
         }
-        return context.jdbc().inTransaction(operation, tx -> context.sql().claimBatches(tx, owner, leaseMillis,
-                maxAttempts, max));
+        return context.jdbc()
+                .inTransaction(operation, tx -> context.sql().claimBatches(tx, owner, leaseMillis, maxAttempts, max));
     }
 
     /**
@@ -185,16 +203,22 @@ public final class BatchClaims {
      *                                  twice, or there are more than 1,000; nothing is written then
      */
     public FinishOutcome finishAll(List<BatchClaim> claims, String result) {
-        return context.events().after(() -> finishMany(claims, result),
-                outcome -> listener -> {
-                    if (!outcome.finished().isEmpty()) {
-                        listener.claims(ClaimOutcome.FINISHED, outcome.finished().size());
-                    }
-                    if (!outcome.refused().isEmpty()) {
-                        listener.claims(ClaimOutcome.LOST_ON_FINISH, outcome.refused().size());
-                    }
-                },
-                listener -> listener.claims(ClaimOutcome.ERROR, 1));
+        return context.events()
+                .after(
+                        () -> finishMany(claims, result),
+                        outcome -> listener -> {
+                            if (!outcome.finished().isEmpty()) {
+                                listener.claims(
+                                        ClaimOutcome.FINISHED,
+                                        outcome.finished().size());
+                            }
+                            if (!outcome.refused().isEmpty()) {
+                                listener.claims(
+                                        ClaimOutcome.LOST_ON_FINISH,
+                                        outcome.refused().size());
+                            }
+                        },
+                        listener -> listener.claims(ClaimOutcome.ERROR, 1));
     }
 
     private FinishOutcome finishMany(List<BatchClaim> claims, String result) {
@@ -204,8 +228,12 @@ public final class BatchClaims {
             return new FinishOutcome(List.of(), List.of());
         }
         String operation = "finishing " + given.size() + " batches";
-        Set<String> done = context.jdbc().withConnection(operation, connection ->
-                context.sql().claimsInOneStatement() ? context.sql().finishBatches(connection, given, result) : null);
+        Set<String> done = context.jdbc()
+                .withConnection(
+                        operation,
+                        connection -> context.sql().claimsInOneStatement()
+                                ? context.sql().finishBatches(connection, given, result)
+                                : null);
         if (done == null) {
             done = context.jdbc().inTransaction(operation, tx -> context.sql().finishBatches(tx, given, result));
         }
@@ -225,13 +253,15 @@ public final class BatchClaims {
      * @return false if the claim was lost (the batch was claimed again, or finished)
      */
     public boolean renew(BatchClaim claim, Duration lease) {
-        return context.events().after(() -> renewOne(claim, lease),
-                renewed -> listener -> {
-                    if (!renewed) {
-                        listener.claims(ClaimOutcome.LOST_ON_RENEW, 1);
-                    }
-                },
-                listener -> listener.claims(ClaimOutcome.ERROR, 1));
+        return context.events()
+                .after(
+                        () -> renewOne(claim, lease),
+                        renewed -> listener -> {
+                            if (!renewed) {
+                                listener.claims(ClaimOutcome.LOST_ON_RENEW, 1);
+                            }
+                        },
+                        listener -> listener.claims(ClaimOutcome.ERROR, 1));
     }
 
     private boolean renewOne(BatchClaim claim, Duration lease) {
@@ -239,9 +269,15 @@ public final class BatchClaims {
         long leaseMillis = Args.leaseMillis(lease);
         return context.jdbc().withConnection("renewing the claim on batch '" + claim.batchId() + "'", connection -> {
             SqlDialect sql = context.sql();
-            return Jdbc.oneRow(Jdbc.update(connection, "UPDATE " + sql.tables.batches() + " SET lease_until = "
-                    + sql.nowPlusMillis() + " WHERE id = ? AND fence = ? AND status = '" + PROCESSING + "'",
-                    leaseMillis, claim.batchId(), claim.fence()), "renew");
+            return Jdbc.oneRow(
+                    Jdbc.update(
+                            connection,
+                            "UPDATE " + sql.tables.batches() + " SET lease_until = " + sql.nowPlusMillis()
+                                    + " WHERE id = ? AND fence = ? AND status = '" + PROCESSING + "'",
+                            leaseMillis,
+                            claim.batchId(),
+                            claim.fence()),
+                    "renew");
         });
     }
 
@@ -253,10 +289,12 @@ public final class BatchClaims {
      * @return false if the claim was lost: 0 rows changed, nothing written. Stop and send nothing more.
      */
     public boolean finish(BatchClaim claim, String result) {
-        return context.events().after(() -> finishOne(claim, result),
-                done -> listener -> listener.claims(
-                        done ? ClaimOutcome.FINISHED : ClaimOutcome.LOST_ON_FINISH, 1),
-                listener -> listener.claims(ClaimOutcome.ERROR, 1));
+        return context.events()
+                .after(
+                        () -> finishOne(claim, result),
+                        done -> listener ->
+                                listener.claims(done ? ClaimOutcome.FINISHED : ClaimOutcome.LOST_ON_FINISH, 1),
+                        listener -> listener.claims(ClaimOutcome.ERROR, 1));
     }
 
     private boolean finishOne(BatchClaim claim, String result) {
@@ -264,10 +302,16 @@ public final class BatchClaims {
         Args.notNull(result, "result");
         return context.jdbc().withConnection("finishing batch '" + claim.batchId() + "'", connection -> {
             SqlDialect sql = context.sql();
-            return Jdbc.oneRow(Jdbc.update(connection, "UPDATE " + sql.tables.batches() + " SET status = '" + DONE
-                    + "', result = ?, lease_until = NULL, finished_at = " + sql.now()
-                    + " WHERE id = ? AND fence = ? AND status = '" + PROCESSING + "'", result, claim.batchId(),
-                    claim.fence()), "finish");
+            return Jdbc.oneRow(
+                    Jdbc.update(
+                            connection,
+                            "UPDATE " + sql.tables.batches() + " SET status = '" + DONE
+                                    + "', result = ?, lease_until = NULL, finished_at = " + sql.now()
+                                    + " WHERE id = ? AND fence = ? AND status = '" + PROCESSING + "'",
+                            result,
+                            claim.batchId(),
+                            claim.fence()),
+                    "finish");
         });
     }
 
@@ -281,10 +325,12 @@ public final class BatchClaims {
      * @return false if the claim was lost (claimed again, finished, or already failed): 0 rows changed
      */
     public boolean fail(BatchClaim claim, String error) {
-        return context.events().after(() -> failOne(claim, error),
-                recorded -> listener -> listener.claims(
-                        recorded ? ClaimOutcome.ATTEMPT_FAILED : ClaimOutcome.LOST_ON_FINISH, 1),
-                listener -> listener.claims(ClaimOutcome.ERROR, 1));
+        return context.events()
+                .after(
+                        () -> failOne(claim, error),
+                        recorded -> listener -> listener.claims(
+                                recorded ? ClaimOutcome.ATTEMPT_FAILED : ClaimOutcome.LOST_ON_FINISH, 1),
+                        listener -> listener.claims(ClaimOutcome.ERROR, 1));
     }
 
     private boolean failOne(BatchClaim claim, String error) {
@@ -293,11 +339,20 @@ public final class BatchClaims {
         long max = config.maxAttempts();
         return context.jdbc().withConnection("failing batch '" + claim.batchId() + "'", connection -> {
             SqlDialect sql = context.sql();
-            return Jdbc.oneRow(Jdbc.update(connection, "UPDATE " + sql.tables.batches() + " SET status = CASE WHEN"
-                    + " attempts >= ? THEN '" + FAILED + "' ELSE '" + PENDING + "' END, error = ?, lease_until = NULL,"
-                    + " finished_at = CASE WHEN attempts >= ? THEN " + sql.now() + " ELSE NULL END"
-                    + " WHERE id = ? AND fence = ? AND status = '" + PROCESSING + "'", max, error, max,
-                    claim.batchId(), claim.fence()), "fail");
+            return Jdbc.oneRow(
+                    Jdbc.update(
+                            connection,
+                            "UPDATE " + sql.tables.batches() + " SET status = CASE WHEN"
+                                    + " attempts >= ? THEN '" + FAILED + "' ELSE '" + PENDING
+                                    + "' END, error = ?, lease_until = NULL,"
+                                    + " finished_at = CASE WHEN attempts >= ? THEN " + sql.now() + " ELSE NULL END"
+                                    + " WHERE id = ? AND fence = ? AND status = '" + PROCESSING + "'",
+                            max,
+                            error,
+                            max,
+                            claim.batchId(),
+                            claim.fence()),
+                    "fail");
         });
     }
 
@@ -311,23 +366,36 @@ public final class BatchClaims {
         return context.jdbc().withConnection("counting batches", connection -> {
             SqlDialect sql = context.sql();
             String now = sql.now();
-            return Jdbc.query(connection, "SELECT"
-                    + " COUNT(CASE WHEN status = '" + PENDING + "' THEN 1 END) AS pending,"
-                    + " COUNT(CASE WHEN status = '" + PROCESSING + "' AND lease_until >= " + now
-                    + " THEN 1 END) AS processing,"
-                    + " COUNT(CASE WHEN status = '" + PROCESSING + "' AND lease_until < " + now
-                    + " THEN 1 END) AS expired,"
-                    + " COUNT(CASE WHEN status = '" + DONE + "' THEN 1 END) AS done,"
-                    + " COUNT(CASE WHEN status = '" + FAILED + "' THEN 1 END) AS failed,"
-                    + " MIN(CASE WHEN status = '" + PENDING + "' THEN enqueued_at END) AS oldest,"
-                    + " " + now + " AS db_now FROM " + sql.tables.batches(), row -> {
-                        Instant oldest = Jdbc.instant(row, "oldest");
-                        Instant dbNow = Jdbc.instant(row, "db_now");
-                        Optional<Duration> age = oldest == null ? Optional.empty()
-                                : Optional.of(oldest.isAfter(dbNow) ? Duration.ZERO : Duration.between(oldest, dbNow));
-                        return new BatchStats(row.getLong("pending"), row.getLong("processing"),
-                                row.getLong("expired"), row.getLong("done"), row.getLong("failed"), age);
-                    }).get(0);
+            return Jdbc.query(
+                            connection,
+                            "SELECT"
+                                    + " COUNT(CASE WHEN status = '" + PENDING + "' THEN 1 END) AS pending,"
+                                    + " COUNT(CASE WHEN status = '" + PROCESSING + "' AND lease_until >= " + now
+                                    + " THEN 1 END) AS processing,"
+                                    + " COUNT(CASE WHEN status = '" + PROCESSING + "' AND lease_until < " + now
+                                    + " THEN 1 END) AS expired,"
+                                    + " COUNT(CASE WHEN status = '" + DONE + "' THEN 1 END) AS done,"
+                                    + " COUNT(CASE WHEN status = '" + FAILED + "' THEN 1 END) AS failed,"
+                                    + " MIN(CASE WHEN status = '" + PENDING + "' THEN enqueued_at END) AS oldest,"
+                                    + " " + now + " AS db_now FROM " + sql.tables.batches(),
+                            row -> {
+                                Instant oldest = Jdbc.instant(row, "oldest");
+                                Instant dbNow = Jdbc.instant(row, "db_now");
+                                Optional<Duration> age = oldest == null
+                                        ? Optional.empty()
+                                        : Optional.of(
+                                                oldest.isAfter(dbNow)
+                                                        ? Duration.ZERO
+                                                        : Duration.between(oldest, dbNow));
+                                return new BatchStats(
+                                        row.getLong("pending"),
+                                        row.getLong("processing"),
+                                        row.getLong("expired"),
+                                        row.getLong("done"),
+                                        row.getLong("failed"),
+                                        age);
+                            })
+                    .get(0);
         });
     }
 
@@ -347,8 +415,14 @@ public final class BatchClaims {
         int chunk = config.purgeChunk();
         long deleted = 0;
         for (String status : new String[] {DONE, FAILED}) {
-            deleted += Retention.inChunks(context, operation, context.sql().chunkDelete(table, "id", "status = '"
-                    + status + "' AND finished_at < ?", "finished_at", chunk), chunk, cutoff);
+            deleted += Retention.inChunks(
+                    context,
+                    operation,
+                    context.sql()
+                            .chunkDelete(
+                                    table, "id", "status = '" + status + "' AND finished_at < ?", "finished_at", chunk),
+                    chunk,
+                    cutoff);
         }
         return deleted;
     }
@@ -361,12 +435,25 @@ public final class BatchClaims {
      */
     public Optional<BatchState> state(String batchId) {
         Args.name(batchId, "batchId");
-        return context.jdbc().withConnection("reading batch '" + batchId + "'", connection -> Jdbc.query(connection,
-                "SELECT id, status, owner, fence, lease_until, result, attempts, error FROM "
-                        + context.sql().tables.batches() + " WHERE id = ?",
-                row -> new BatchState(row.getString("id"), row.getString("status"), row.getString("owner"),
-                        row.getLong("fence"), Jdbc.instant(row, "lease_until"), row.getString("result"),
-                        row.getInt("attempts"), row.getString("error")),
-                batchId)).stream().findFirst();
+        return context
+                .jdbc()
+                .withConnection(
+                        "reading batch '" + batchId + "'",
+                        connection -> Jdbc.query(
+                                connection,
+                                "SELECT id, status, owner, fence, lease_until, result, attempts, error FROM "
+                                        + context.sql().tables.batches() + " WHERE id = ?",
+                                row -> new BatchState(
+                                        row.getString("id"),
+                                        row.getString("status"),
+                                        row.getString("owner"),
+                                        row.getLong("fence"),
+                                        Jdbc.instant(row, "lease_until"),
+                                        row.getString("result"),
+                                        row.getInt("attempts"),
+                                        row.getString("error")),
+                                batchId))
+                .stream()
+                .findFirst();
     }
 }

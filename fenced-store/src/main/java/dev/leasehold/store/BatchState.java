@@ -7,5 +7,12 @@ import java.time.Instant;
  * {@code attempts} counts its claims so far; {@code error} is the last failure's text, or null. Immutable and
  * thread-safe.
  */
-public record BatchState(String batchId, String status, String owner, long fence, Instant leaseUntil, String result,
-                         int attempts, String error) {}
+public record BatchState(
+        String batchId,
+        String status,
+        String owner,
+        long fence,
+        Instant leaseUntil,
+        String result,
+        int attempts,
+        String error) {}

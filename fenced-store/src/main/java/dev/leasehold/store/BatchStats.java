@@ -15,5 +15,5 @@ import java.util.Optional;
  * @param oldestPendingAge how long the oldest pending batch has waited since it was enqueued (database clock);
  *                         empty if nothing is pending
  */
-public record BatchStats(long pending, long processing, long expired, long done, long failed,
-                         Optional<Duration> oldestPendingAge) {}
+public record BatchStats(
+        long pending, long processing, long expired, long done, long failed, Optional<Duration> oldestPendingAge) {}

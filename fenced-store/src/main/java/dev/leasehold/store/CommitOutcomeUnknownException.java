@@ -18,7 +18,10 @@ public class CommitOutcomeUnknownException extends StoreException {
      * @param cause     the failure of the commit
      */
     public CommitOutcomeUnknownException(String operation, SQLException cause) {
-        super(operation + ": the commit failed, so the outcome is unknown (the transaction may or may not have been"
-                + " committed): " + cause.getMessage() + " (SQLState " + cause.getSQLState() + ")", cause, false);
+        super(
+                operation + ": the commit failed, so the outcome is unknown (the transaction may or may not have been"
+                        + " committed): " + cause.getMessage() + " (SQLState " + cause.getSQLState() + ")",
+                cause,
+                false);
     }
 }

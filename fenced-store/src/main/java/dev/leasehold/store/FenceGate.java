@@ -61,6 +61,9 @@ import org.slf4j.LoggerFactory;
  * {@link StoreConfig#listener()} once it ended: accepted, stale or failed.
  *
  * <p>Thread-safe: one gate may serve any number of threads; each call uses its own connection and transaction.
+ *
+ * <p>Why one file of more than 300 lines: it is the store's public entry point for fenced writes, and most of it is the
+ * Javadoc of each way to write (write, call, update, advance, rebase, history); the mechanics live in {@code internal}.
  */
 public final class FenceGate {
 
@@ -124,11 +127,20 @@ public final class FenceGate {
         Args.name(resource, "resource");
         Args.token(token, "token");
         Args.notNull(work, "work");
-        return told(resource, token, () -> committed(resource, token, context.jdbc().inTransaction("fenced write to '"
-                + resource + "' with token " + token, tx -> {
-                    passAndRecord(tx, resource, token, null);
-                    return null;
-                }, work::call)));
+        return told(
+                resource,
+                token,
+                () -> committed(
+                        resource,
+                        token,
+                        context.jdbc()
+                                .inTransaction(
+                                        "fenced write to '" + resource + "' with token " + token,
+                                        tx -> {
+                                            passAndRecord(tx, resource, token, null);
+                                            return null;
+                                        },
+                                        work::call)));
     }
 
     /** After a commit: remembers that {@code token} passed for {@code resource}, and returns {@code result}. */
@@ -192,7 +204,9 @@ public final class FenceGate {
     public int update(String resource, long token, String sql, Object... params) {
         Args.name(resource, "resource");
         Args.token(token, "token");
-        if (sql == null || !ONE_WRITE.matcher(sql).matches() || sql.indexOf(';') >= 0
+        if (sql == null
+                || !ONE_WRITE.matcher(sql).matches()
+                || sql.indexOf(';') >= 0
                 || RETURNING.matcher(sql).find()) {
             throw new IllegalArgumentException("sql must be one INSERT, UPDATE, DELETE or MERGE statement without ';'"
                     + " or RETURNING (pass values as parameters), was " + (sql == null ? "null" : "'" + sql + "'"));
@@ -207,21 +221,29 @@ public final class FenceGate {
         Long last = passed.get(resource);
         boolean seen = last != null && last == token; // else the two-step path records the mark's change
         if (seen && (known.isEmpty() || known.get().multiStatement())) {
-            Integer count = context.jdbc().withConnection(operation, tx -> inOneRoundTrip(operation, tx, resource,
-                    token, sql, params));
+            Integer count = context.jdbc()
+                    .withConnection(operation, tx -> inOneRoundTrip(operation, tx, resource, token, sql, params));
             if (count != null) {
                 return count;
             }
         }
-        return committed(resource, token, context.jdbc().inTransaction(operation, tx -> {
-            passAndRecord(tx, resource, token, null);
-            return null;
-        }, tx -> Jdbc.updates(tx, List.of(sql), params)[0]));
+        return committed(
+                resource,
+                token,
+                context.jdbc()
+                        .inTransaction(
+                                operation,
+                                tx -> {
+                                    passAndRecord(tx, resource, token, null);
+                                    return null;
+                                },
+                                tx -> Jdbc.updates(tx, List.of(sql), params)[0]));
     }
 
     /** The check, the statement and the commit in one round trip; null where the database cannot. */
-    private Integer inOneRoundTrip(String operation, Connection tx, String resource, long token, String sql,
-                                   Object[] params) throws SQLException {
+    private Integer inOneRoundTrip(
+            String operation, Connection tx, String resource, long token, String sql, Object[] params)
+            throws SQLException {
         Optional<String> check = context.tx().fenceAssert(context.sql().tables);
         if (check.isEmpty()) {
             return null;
@@ -276,11 +298,17 @@ public final class FenceGate {
         if (holder != null) {
             Args.name(holder, "holder");
         }
-        told(resource, token, () -> committed(resource, token, context.jdbc().inTransaction("advancing the fence"
-                + " of '" + resource + "' to " + token, tx -> {
-                    passAndRecord(tx, resource, token, holder);
-                    return null;
-                })));
+        told(
+                resource,
+                token,
+                () -> committed(
+                        resource,
+                        token,
+                        context.jdbc()
+                                .inTransaction("advancing the fence" + " of '" + resource + "' to " + token, tx -> {
+                                    passAndRecord(tx, resource, token, holder);
+                                    return null;
+                                })));
     }
 
     /**
@@ -301,8 +329,10 @@ public final class FenceGate {
         if (limit < 1 || limit > 10_000) {
             throw new IllegalArgumentException("limit must be between 1 and 10000, was " + limit);
         }
-        return context.jdbc().withConnection("reading the history of the fence of '" + resource + "'",
-                connection -> FenceHistory.read(connection, context.sql(), resource, limit));
+        return context.jdbc()
+                .withConnection(
+                        "reading the history of the fence of '" + resource + "'",
+                        connection -> FenceHistory.read(connection, context.sql(), resource, limit));
     }
 
     /**
@@ -313,8 +343,9 @@ public final class FenceGate {
      */
     public OptionalLong highestToken(String resource) {
         Args.name(resource, "resource");
-        return context.jdbc().withConnection("reading the fence of '" + resource + "'",
-                connection -> selectToken(connection, resource));
+        return context.jdbc()
+                .withConnection(
+                        "reading the fence of '" + resource + "'", connection -> selectToken(connection, resource));
     }
 
     /**
@@ -339,33 +370,44 @@ public final class FenceGate {
         }
         OptionalLong old = context.jdbc().inTransaction("re-basing the fence of '" + resource + "'", tx -> {
             SqlDialect sql = context.sql();
-            List<Long> before = Jdbc.query(tx, "SELECT token FROM " + sql.tables.fence()
-                    + " WHERE resource = ? FOR UPDATE", row -> row.getLong(1), resource);
+            List<Long> before = Jdbc.query(
+                    tx,
+                    "SELECT token FROM " + sql.tables.fence() + " WHERE resource = ? FOR UPDATE",
+                    row -> row.getLong(1),
+                    resource);
             String set = "UPDATE " + sql.tables.fence() + " SET token = ?, updated_at = " + sql.now()
                     + " WHERE resource = ?";
             if (!Jdbc.oneRow(Jdbc.update(tx, set, newToken, resource), "rebase")
                     && !insertMark(tx, resource, newToken)
                     && !Jdbc.oneRow(Jdbc.update(tx, set, newToken, resource), "rebase")) {
-                throw new IllegalStateException("the fence row of '" + resource + "' could be neither inserted nor"
-                        + " updated: a bug");
+                throw new IllegalStateException(
+                        "the fence row of '" + resource + "' could be neither inserted nor" + " updated: a bug");
             }
-            Jdbc.update(tx, "INSERT INTO " + sql.tables.fenceRebase()
-                    + " (resource, old_token, new_token, operator, reason, rebased_at) VALUES (?, "
-                    + (before.isEmpty() ? "NULL" : "?") + ", ?, ?, ?, " + sql.now() + ")",
-                    before.isEmpty() ? new Object[] {resource, newToken, operator, reason}
+            Jdbc.update(
+                    tx,
+                    "INSERT INTO " + sql.tables.fenceRebase()
+                            + " (resource, old_token, new_token, operator, reason, rebased_at) VALUES (?, "
+                            + (before.isEmpty() ? "NULL" : "?") + ", ?, ?, ?, " + sql.now() + ")",
+                    before.isEmpty()
+                            ? new Object[] {resource, newToken, operator, reason}
                             : new Object[] {resource, before.get(0), newToken, operator, reason});
             OptionalLong previous = before.isEmpty() ? OptionalLong.empty() : OptionalLong.of(before.get(0));
             FenceHistory.rebased(tx, sql, resource, newToken, previous, operator, reason);
             return previous;
         });
         passed.remove(resource); // the mark may be lower now: a token of ours raising it again is a change to record
-        log.warn("fence of resource '{}' RE-BASED from {} to {} by '{}': {}", resource,
-                old.isPresent() ? old.getAsLong() : "nothing", newToken, operator, reason);
+        log.warn(
+                "fence of resource '{}' RE-BASED from {} to {} by '{}': {}",
+                resource,
+                old.isPresent() ? old.getAsLong() : "nothing",
+                newToken,
+                operator,
+                reason);
         return old;
     }
 
-    private static final Pattern ONE_WRITE = Pattern.compile("\\s*(?i:INSERT|UPDATE|DELETE|MERGE)\\s.*",
-            Pattern.DOTALL);
+    private static final Pattern ONE_WRITE =
+            Pattern.compile("\\s*(?i:INSERT|UPDATE|DELETE|MERGE)\\s.*", Pattern.DOTALL);
     private static final Pattern RETURNING = Pattern.compile("(?i)\\bRETURNING\\b");
 
     /** Times the check looks again when the mark it failed on turns out not to be higher (a concurrent re-base). */
@@ -400,22 +442,39 @@ public final class FenceGate {
     }
 
     private static StoreException changing(String resource, long token) {
-        return new StoreException("the fence of '" + resource + "' refused token " + token + " but no higher mark"
-                + " could be read (was it re-based meanwhile?); nothing was written", null, true);
+        return new StoreException(
+                "the fence of '" + resource + "' refused token " + token + " but no higher mark"
+                        + " could be read (was it re-based meanwhile?); nothing was written",
+                null,
+                true);
     }
 
     private boolean raise(Connection tx, String resource, long token) throws SQLException {
         SqlDialect sql = context.sql();
-        return Jdbc.oneRow(Jdbc.update(tx, "UPDATE " + sql.tables.fence() + " SET token = ?, updated_at = "
-                + sql.now() + " WHERE resource = ? AND token <= ?", token, resource, token), "fence update");
+        return Jdbc.oneRow(
+                Jdbc.update(
+                        tx,
+                        "UPDATE " + sql.tables.fence() + " SET token = ?, updated_at = " + sql.now()
+                                + " WHERE resource = ? AND token <= ?",
+                        token,
+                        resource,
+                        token),
+                "fence update");
     }
 
     private boolean insertMark(Connection tx, String resource, long token) throws SQLException {
         SqlDialect sql = context.sql();
         try {
-            return Jdbc.oneRow(Jdbc.update(tx, sql.insertIfAbsent("INSERT INTO " + sql.tables.fence()
-                    + " (resource, token, updated_at) VALUES (?, ?, " + sql.now() + ")", "resource"),
-                    resource, token), "fence insert");
+            return Jdbc.oneRow(
+                    Jdbc.update(
+                            tx,
+                            sql.insertIfAbsent(
+                                    "INSERT INTO " + sql.tables.fence()
+                                            + " (resource, token, updated_at) VALUES (?, ?, " + sql.now() + ")",
+                                    "resource"),
+                            resource,
+                            token),
+                    "fence insert");
         } catch (SQLException e) {
             if (sql.lostInsertRace(e)) {
                 return false;
@@ -425,8 +484,11 @@ public final class FenceGate {
     }
 
     private OptionalLong selectToken(Connection connection, String resource) throws SQLException {
-        List<Long> tokens = Jdbc.query(connection, "SELECT token FROM " + context.sql().tables.fence()
-                + " WHERE resource = ?", row -> row.getLong(1), resource);
+        List<Long> tokens = Jdbc.query(
+                connection,
+                "SELECT token FROM " + context.sql().tables.fence() + " WHERE resource = ?",
+                row -> row.getLong(1),
+                resource);
         return tokens.isEmpty() ? OptionalLong.empty() : OptionalLong.of(tokens.get(0));
     }
 }

@@ -45,7 +45,8 @@ public final class FencedSchema {
 
     /** @return the schema version this release reads and writes */
     public static int currentVersion() {
-        List<Migration> migrations = SqlDialect.of(Database.H2, new Tables(StoreConfig.DEFAULT_PREFIX)).migrations();
+        List<Migration> migrations = SqlDialect.of(Database.H2, new Tables(StoreConfig.DEFAULT_PREFIX))
+                .migrations();
         return migrations.get(migrations.size() - 1).version();
     }
 
@@ -79,25 +80,25 @@ public final class FencedSchema {
     }
 
     private static void installLocked(StoreContext context, StoreConfig config) {
-        context.jdbc().inTransaction("installing the fenced store schema (prefix '" + config.tablePrefix() + "')",
-                tx -> {
-            SqlDialect sql = context.sql();
-            for (String statement : sql.installLock()) {
-                Jdbc.query(tx, statement, row -> null);
-            }
-            Jdbc.update(tx, sql.versionTable());
-            int installed = installedVersion(tx, sql);
-            refuseNewer(installed, config);
-            for (Migration migration : sql.migrations()) {
-                if (migration.version() > installed) {
-                    for (String statement : migration.statements()) {
-                        Jdbc.update(tx, statement);
+        context.jdbc()
+                .inTransaction("installing the fenced store schema (prefix '" + config.tablePrefix() + "')", tx -> {
+                    SqlDialect sql = context.sql();
+                    for (String statement : sql.installLock()) {
+                        Jdbc.query(tx, statement, row -> null);
                     }
-                    record(tx, sql, migration);
-                }
-            }
-            return null;
-        });
+                    Jdbc.update(tx, sql.versionTable());
+                    int installed = installedVersion(tx, sql);
+                    refuseNewer(installed, config);
+                    for (Migration migration : sql.migrations()) {
+                        if (migration.version() > installed) {
+                            for (String statement : migration.statements()) {
+                                Jdbc.update(tx, statement);
+                            }
+                            record(tx, sql, migration);
+                        }
+                    }
+                    return null;
+                });
     }
 
     /**
@@ -120,7 +121,8 @@ public final class FencedSchema {
         for (Migration migration : sql.migrations()) {
             statements.addAll(migration.statements());
             statements.add("INSERT INTO " + sql.tables.schemaVersion() + " (version, description, installed_at)"
-                    + " VALUES (" + migration.version() + ", '" + migration.description().replace("'", "''") + "', "
+                    + " VALUES (" + migration.version() + ", '"
+                    + migration.description().replace("'", "''") + "', "
                     + sql.now() + ")");
         }
         return List.copyOf(statements);
@@ -173,7 +175,9 @@ public final class FencedSchema {
             }
             for (Map.Entry<String, String> table : sql.columnsInUse().entrySet()) {
                 try {
-                    Jdbc.query(connection, "SELECT " + table.getValue() + " FROM " + table.getKey() + " WHERE 1 = 0",
+                    Jdbc.query(
+                            connection,
+                            "SELECT " + table.getValue() + " FROM " + table.getKey() + " WHERE 1 = 0",
                             row -> null);
                 } catch (SQLException e) {
                     throw new StoreException(where + " is recorded as version " + installed + ", but table "
@@ -186,8 +190,11 @@ public final class FencedSchema {
     }
 
     private static int installedVersion(Connection connection, SqlDialect sql) throws SQLException {
-        return Jdbc.query(connection, "SELECT COALESCE(MAX(version), 0) AS v FROM " + sql.tables.schemaVersion(),
-                row -> row.getInt("v")).get(0);
+        return Jdbc.query(
+                        connection,
+                        "SELECT COALESCE(MAX(version), 0) AS v FROM " + sql.tables.schemaVersion(),
+                        row -> row.getInt("v"))
+                .get(0);
     }
 
     private static void refuseNewer(int installed, StoreConfig config) {

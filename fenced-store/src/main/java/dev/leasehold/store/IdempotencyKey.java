@@ -60,17 +60,23 @@ public record IdempotencyKey(String value) {
         String joined = Arrays.stream(parts).map(IdempotencyKey::part).collect(Collectors.joining(":"));
         String key = namespace + ":" + joined;
         if (key.length() > Args.MAX_NAME) {
-            throw new IllegalArgumentException("idempotency key must be at most " + Args.MAX_NAME
-                    + " characters, was " + key.length() + " ('" + key.substring(0, 40) + "...')");
+            throw new IllegalArgumentException("idempotency key must be at most " + Args.MAX_NAME + " characters, was "
+                    + key.length() + " ('" + key.substring(0, 40) + "...')");
         }
         return new IdempotencyKey(key);
     }
 
     private static String part(Object part) {
         String text;
-        if (part instanceof CharSequence || part instanceof Long || part instanceof Integer || part instanceof Short
-                || part instanceof Byte || part instanceof java.math.BigInteger || part instanceof UUID
-                || part instanceof LocalDate || part instanceof YearMonth) {
+        if (part instanceof CharSequence
+                || part instanceof Long
+                || part instanceof Integer
+                || part instanceof Short
+                || part instanceof Byte
+                || part instanceof java.math.BigInteger
+                || part instanceof UUID
+                || part instanceof LocalDate
+                || part instanceof YearMonth) {
             text = part.toString();
         } else if (part instanceof Enum<?> constant) {
             text = constant.name();

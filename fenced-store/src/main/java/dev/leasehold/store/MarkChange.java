@@ -17,8 +17,14 @@ import java.util.OptionalLong;
  * @param reason        the re-base's reason; empty for a raise
  * @param at            when, by the database's clock
  */
-public record MarkChange(String resource, Kind kind, long token, OptionalLong previousToken, Optional<String> holder,
-                         Optional<String> reason, Instant at) {
+public record MarkChange(
+        String resource,
+        Kind kind,
+        long token,
+        OptionalLong previousToken,
+        Optional<String> holder,
+        Optional<String> reason,
+        Instant at) {
 
     /** How the mark changed. Thread-safety: an enum, immutable. */
     public enum Kind {

@@ -117,8 +117,11 @@ public final class Outbox {
         Args.token(token, "token");
         Args.notNull(intent, "intent");
         SqlDialect dialect = sql.on(tx);
-        List<Long> mark = Jdbc.query(tx, "SELECT token FROM " + dialect.tables.fence() + " WHERE resource = ?",
-                row -> row.getLong(1), resource);
+        List<Long> mark = Jdbc.query(
+                tx,
+                "SELECT token FROM " + dialect.tables.fence() + " WHERE resource = ?",
+                row -> row.getLong(1),
+                resource);
         if (!mark.isEmpty() && mark.get(0) > token) {
             throw new StaleTokenException(resource, token, mark.get(0));
         }
@@ -138,26 +141,50 @@ public final class Outbox {
      */
     public Optional<OutboxState> state(IdempotencyKey key) {
         Args.notNull(key, "key");
-        return context.jdbc().inTransaction("reading outbox intent '" + key + "'", connection -> Jdbc.query(
-                connection, "SELECT idem_key, destination, payload, status, resource, token, attempts, owner, fence,"
-                        + " next_attempt_at, last_error, delivered_at FROM " + sql.on(connection).tables.outbox()
-                        + " WHERE idem_key = ?",
-                row -> new OutboxState(new IdempotencyKey(row.getString("idem_key")), row.getString("destination"),
-                        row.getString("payload"), row.getString("status"), row.getString("resource"),
-                        row.getLong("token"), row.getInt("attempts"), row.getString("owner"), row.getLong("fence"),
-                        OutboxSql.instant(row, "next_attempt_at"), row.getString("last_error"),
-                        OutboxSql.instant(row, "delivered_at")),
-                key.value())).stream().findFirst();
+        return context
+                .jdbc()
+                .inTransaction(
+                        "reading outbox intent '" + key + "'",
+                        connection -> Jdbc.query(
+                                connection,
+                                "SELECT idem_key, destination, payload, status, resource, token, attempts, owner, fence,"
+                                        + " next_attempt_at, last_error, delivered_at FROM "
+                                        + sql.on(connection).tables.outbox()
+                                        + " WHERE idem_key = ?",
+                                row -> new OutboxState(
+                                        new IdempotencyKey(row.getString("idem_key")),
+                                        row.getString("destination"),
+                                        row.getString("payload"),
+                                        row.getString("status"),
+                                        row.getString("resource"),
+                                        row.getLong("token"),
+                                        row.getInt("attempts"),
+                                        row.getString("owner"),
+                                        row.getLong("fence"),
+                                        OutboxSql.instant(row, "next_attempt_at"),
+                                        row.getString("last_error"),
+                                        OutboxSql.instant(row, "delivered_at")),
+                                key.value()))
+                .stream()
+                .findFirst();
     }
 
     /** @return how many intents are pending, sending, delivered and dead */
     public OutboxStats stats() {
         Map<String, Long> counts = new HashMap<>();
-        context.jdbc().inTransaction("counting outbox intents", connection -> Jdbc.query(connection,
-                "SELECT status, COUNT(*) FROM " + sql.on(connection).tables.outbox() + " GROUP BY status",
-                row -> counts.put(row.getString(1), row.getLong(2))));
-        return new OutboxStats(counts.getOrDefault(OutboxSql.PENDING, 0L), counts.getOrDefault(OutboxSql.SENDING, 0L),
-                counts.getOrDefault(OutboxSql.DELIVERED, 0L), counts.getOrDefault(OutboxSql.DEAD, 0L));
+        context.jdbc()
+                .inTransaction(
+                        "counting outbox intents",
+                        connection -> Jdbc.query(
+                                connection,
+                                "SELECT status, COUNT(*) FROM "
+                                        + sql.on(connection).tables.outbox() + " GROUP BY status",
+                                row -> counts.put(row.getString(1), row.getLong(2))));
+        return new OutboxStats(
+                counts.getOrDefault(OutboxSql.PENDING, 0L),
+                counts.getOrDefault(OutboxSql.SENDING, 0L),
+                counts.getOrDefault(OutboxSql.DELIVERED, 0L),
+                counts.getOrDefault(OutboxSql.DEAD, 0L));
     }
 
     /**
@@ -179,8 +206,11 @@ public final class Outbox {
         long millis = olderThan.toMillis();
         return context.jdbc().inTransaction("purging delivered outbox intents", connection -> {
             SqlDialect dialect = sql.on(connection);
-            return Jdbc.update(connection, "DELETE FROM " + dialect.tables.outbox() + " WHERE status = '"
-                    + OutboxSql.DELIVERED + "' AND delivered_at < " + dialect.nowPlusMillis(), -millis);
+            return Jdbc.update(
+                    connection,
+                    "DELETE FROM " + dialect.tables.outbox() + " WHERE status = '" + OutboxSql.DELIVERED
+                            + "' AND delivered_at < " + dialect.nowPlusMillis(),
+                    -millis);
         });
     }
 
@@ -195,9 +225,14 @@ public final class Outbox {
         Args.notNull(key, "key");
         return context.jdbc().inTransaction("requeueing outbox intent '" + key + "'", connection -> {
             SqlDialect dialect = sql.on(connection);
-            return OutboxSql.oneRow(Jdbc.update(connection, "UPDATE " + dialect.tables.outbox() + " SET status = '"
-                    + OutboxSql.PENDING + "', attempts = 0, next_attempt_at = " + dialect.now()
-                    + " WHERE idem_key = ? AND status = '" + OutboxSql.DEAD + "'", key.value()), "requeue");
+            return OutboxSql.oneRow(
+                    Jdbc.update(
+                            connection,
+                            "UPDATE " + dialect.tables.outbox() + " SET status = '"
+                                    + OutboxSql.PENDING + "', attempts = 0, next_attempt_at = " + dialect.now()
+                                    + " WHERE idem_key = ? AND status = '" + OutboxSql.DEAD + "'",
+                            key.value()),
+                    "requeue");
         });
     }
 }

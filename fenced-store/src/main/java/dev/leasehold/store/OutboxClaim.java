@@ -13,5 +13,5 @@ package dev.leasehold.store;
  * @param fence       the claim's fence (1 for the first claim of an intent)
  * @param attempt     which attempt this is, from 1
  */
-public record OutboxClaim(IdempotencyKey key, String destination, String payload, String relay, long fence,
-                          int attempt) {}
+public record OutboxClaim(
+        IdempotencyKey key, String destination, String payload, String relay, long fence, int attempt) {}

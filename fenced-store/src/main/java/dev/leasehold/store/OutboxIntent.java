@@ -34,8 +34,8 @@ public record OutboxIntent(IdempotencyKey key, String destination, String payloa
         Args.name(destination, "destination");
         Args.notNull(payload, "payload");
         if (payload.length() > MAX_PAYLOAD) {
-            throw new IllegalArgumentException("payload must be at most " + MAX_PAYLOAD + " characters, was "
-                    + payload.length());
+            throw new IllegalArgumentException(
+                    "payload must be at most " + MAX_PAYLOAD + " characters, was " + payload.length());
         }
     }
 

@@ -115,7 +115,9 @@ public final class OutboxRelay {
             throw new IllegalArgumentException("max must be at least 1, was " + max);
         }
         int handled = 0;
-        while (handled < max && !Thread.currentThread().isInterrupted() && relayNext(sender).isPresent()) {
+        while (handled < max
+                && !Thread.currentThread().isInterrupted()
+                && relayNext(sender).isPresent()) {
             handled++;
         }
         return handled;
@@ -130,10 +132,10 @@ public final class OutboxRelay {
     public Optional<OutboxClaim> claimNext() {
         long leaseMillis = config.lease().toMillis();
         String operation = "claiming an outbox intent for relay '" + relayId + "'";
-        Optional<OutboxClaim> claimed = context.jdbc().inTransaction(operation,
-                tx -> sql.claim(tx, relayId, leaseMillis));
-        claimed.ifPresent(c -> log.debug("relay '{}' claimed intent '{}' (fence {}, attempt {})", relayId, c.key(),
-                c.fence(), c.attempt()));
+        Optional<OutboxClaim> claimed =
+                context.jdbc().inTransaction(operation, tx -> sql.claim(tx, relayId, leaseMillis));
+        claimed.ifPresent(c -> log.debug(
+                "relay '{}' claimed intent '{}' (fence {}, attempt {})", relayId, c.key(), c.fence(), c.attempt()));
         return claimed;
     }
 
@@ -147,9 +149,17 @@ public final class OutboxRelay {
         Args.notNull(claim, "claim");
         return context.jdbc().inTransaction("renewing the claim on outbox intent '" + claim.key() + "'", c -> {
             SqlDialect dialect = sql.on(c);
-            return OutboxSql.oneRow(Jdbc.update(c, "UPDATE " + dialect.tables.outbox() + " SET lease_until = "
-                    + dialect.nowPlusMillis() + " WHERE idem_key = ? AND fence = ? AND status = '" + OutboxSql.SENDING
-                    + "'", config.lease().toMillis(), claim.key().value(), claim.fence()), "renew");
+            return OutboxSql.oneRow(
+                    Jdbc.update(
+                            c,
+                            "UPDATE " + dialect.tables.outbox() + " SET lease_until = "
+                                    + dialect.nowPlusMillis() + " WHERE idem_key = ? AND fence = ? AND status = '"
+                                    + OutboxSql.SENDING
+                                    + "'",
+                            config.lease().toMillis(),
+                            claim.key().value(),
+                            claim.fence()),
+                    "renew");
         });
     }
 
@@ -163,10 +173,16 @@ public final class OutboxRelay {
         Args.notNull(claim, "claim");
         boolean recorded = context.jdbc().inTransaction("recording the delivery of '" + claim.key() + "'", c -> {
             SqlDialect dialect = sql.on(c);
-            return OutboxSql.oneRow(Jdbc.update(c, "UPDATE " + dialect.tables.outbox() + " SET status = '"
-                    + OutboxSql.DELIVERED + "', lease_until = NULL, last_error = NULL, delivered_at = "
-                    + dialect.now() + " WHERE idem_key = ? AND fence = ? AND status = '" + OutboxSql.SENDING + "'",
-                    claim.key().value(), claim.fence()), "delivered");
+            return OutboxSql.oneRow(
+                    Jdbc.update(
+                            c,
+                            "UPDATE " + dialect.tables.outbox() + " SET status = '"
+                                    + OutboxSql.DELIVERED + "', lease_until = NULL, last_error = NULL, delivered_at = "
+                                    + dialect.now() + " WHERE idem_key = ? AND fence = ? AND status = '"
+                                    + OutboxSql.SENDING + "'",
+                            claim.key().value(),
+                            claim.fence()),
+                    "delivered");
         });
         return recorded ? RelayOutcome.DELIVERED : lost(claim, "delivery");
     }
@@ -181,18 +197,30 @@ public final class OutboxRelay {
      */
     public RelayOutcome failed(OutboxClaim claim, String error) {
         Args.notNull(claim, "claim");
-        String text = error == null || error.isBlank() ? "(no message)"
+        String text = error == null || error.isBlank()
+                ? "(no message)"
                 : error.length() > MAX_ERROR ? error.substring(0, MAX_ERROR) : error;
         boolean dead = claim.attempt() >= config.maxAttempts();
         boolean recorded = context.jdbc().inTransaction("recording a failed attempt of '" + claim.key() + "'", c -> {
             SqlDialect dialect = sql.on(c);
             String where = " WHERE idem_key = ? AND fence = ? AND status = '" + OutboxSql.SENDING + "'";
             int count = dead
-                    ? Jdbc.update(c, "UPDATE " + dialect.tables.outbox() + " SET status = '" + OutboxSql.DEAD
-                            + "', lease_until = NULL, last_error = ?" + where, text, claim.key().value(), claim.fence())
-                    : Jdbc.update(c, "UPDATE " + dialect.tables.outbox() + " SET status = '" + OutboxSql.PENDING
-                            + "', lease_until = NULL, last_error = ?, next_attempt_at = " + dialect.nowPlusMillis()
-                            + where, text, config.backoffMillisAfter(claim.attempt()), claim.key().value(),
+                    ? Jdbc.update(
+                            c,
+                            "UPDATE " + dialect.tables.outbox() + " SET status = '" + OutboxSql.DEAD
+                                    + "', lease_until = NULL, last_error = ?" + where,
+                            text,
+                            claim.key().value(),
+                            claim.fence())
+                    : Jdbc.update(
+                            c,
+                            "UPDATE " + dialect.tables.outbox() + " SET status = '" + OutboxSql.PENDING
+                                    + "', lease_until = NULL, last_error = ?, next_attempt_at = "
+                                    + dialect.nowPlusMillis()
+                                    + where,
+                            text,
+                            config.backoffMillisAfter(claim.attempt()),
+                            claim.key().value(),
                             claim.fence());
             return OutboxSql.oneRow(count, "failed attempt");
         });
@@ -200,18 +228,32 @@ public final class OutboxRelay {
             return lost(claim, "failed attempt");
         }
         if (dead) {
-            log.warn("relay '{}': intent '{}' to '{}' is DEAD after {} attempt(s); last error: {}", relayId,
-                    claim.key(), claim.destination(), claim.attempt(), text);
+            log.warn(
+                    "relay '{}': intent '{}' to '{}' is DEAD after {} attempt(s); last error: {}",
+                    relayId,
+                    claim.key(),
+                    claim.destination(),
+                    claim.attempt(),
+                    text);
             return RelayOutcome.DEAD;
         }
-        log.debug("relay '{}': attempt {} of intent '{}' failed, retrying later: {}", relayId, claim.attempt(),
-                claim.key(), text);
+        log.debug(
+                "relay '{}': attempt {} of intent '{}' failed, retrying later: {}",
+                relayId,
+                claim.attempt(),
+                claim.key(),
+                text);
         return RelayOutcome.RETRY_SCHEDULED;
     }
 
     private RelayOutcome lost(OutboxClaim claim, String what) {
-        log.warn("relay '{}' lost its claim on intent '{}' (fence {}) before recording its {}: another relay has it;"
-                + " a lease of {} may be shorter than a send", relayId, claim.key(), claim.fence(), what,
+        log.warn(
+                "relay '{}' lost its claim on intent '{}' (fence {}) before recording its {}: another relay has it;"
+                        + " a lease of {} may be shorter than a send",
+                relayId,
+                claim.key(),
+                claim.fence(),
+                what,
                 config.lease());
         return RelayOutcome.CLAIM_LOST;
     }

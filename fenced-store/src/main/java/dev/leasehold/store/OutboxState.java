@@ -16,6 +16,16 @@ import java.time.Instant;
  * @param lastError     the last failure the sender reported, or null
  * @param deliveredAt   when the delivery was recorded (database clock), or null
  */
-public record OutboxState(IdempotencyKey key, String destination, String payload, String status, String resource,
-                          long token, int attempts, String relay, long fence, Instant nextAttemptAt,
-                          String lastError, Instant deliveredAt) {}
+public record OutboxState(
+        IdempotencyKey key,
+        String destination,
+        String payload,
+        String status,
+        String resource,
+        long token,
+        int attempts,
+        String relay,
+        long fence,
+        Instant nextAttemptAt,
+        String lastError,
+        Instant deliveredAt) {}

@@ -34,8 +34,8 @@ public record RelayConfig(Duration lease, int maxAttempts, Duration initialBacko
         }
         backoffMillis(maxBackoff, "maxBackoff");
         if (backoffMillis(initialBackoff, "initialBackoff") > maxBackoff.toMillis()) {
-            throw new IllegalArgumentException("initialBackoff must be at most maxBackoff (" + maxBackoff + "), was "
-                    + initialBackoff);
+            throw new IllegalArgumentException(
+                    "initialBackoff must be at most maxBackoff (" + maxBackoff + "), was " + initialBackoff);
         }
     }
 
@@ -90,8 +90,8 @@ public record RelayConfig(Duration lease, int maxAttempts, Duration initialBacko
     private static long backoffMillis(Duration backoff, String name) {
         Args.notNull(backoff, name);
         if (backoff.isNegative() || backoff.compareTo(Args.MAX_LEASE) > 0 || backoff.toNanos() % 1_000_000 != 0) {
-            throw new IllegalArgumentException(name + " must be 0 to " + Args.MAX_LEASE
-                    + " in whole milliseconds, was " + backoff);
+            throw new IllegalArgumentException(
+                    name + " must be 0 to " + Args.MAX_LEASE + " in whole milliseconds, was " + backoff);
         }
         return backoff.toMillis();
     }

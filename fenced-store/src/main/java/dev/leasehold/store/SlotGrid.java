@@ -26,8 +26,12 @@ final class SlotGrid {
 
     /** The period in milliseconds, if it is at least a minute and divides a day. */
     static long periodMillis(Duration period) {
-        if (period == null || period.isNegative() || period.isZero() || period.toNanos() % 1_000_000 != 0
-                || period.compareTo(Duration.ofMinutes(1)) < 0 || period.compareTo(Duration.ofDays(1)) > 0
+        if (period == null
+                || period.isNegative()
+                || period.isZero()
+                || period.toNanos() % 1_000_000 != 0
+                || period.compareTo(Duration.ofMinutes(1)) < 0
+                || period.compareTo(Duration.ofDays(1)) > 0
                 || DAY_MILLIS % period.toMillis() != 0) {
             throw new IllegalArgumentException("with a time zone, the period must be at least a minute and divide a"
                     + " day (e.g. PT1M, PT15M, PT1H, PT24H), was " + period);
@@ -69,7 +73,8 @@ final class SlotGrid {
         List<Instant> slots = new ArrayList<>();
         LocalDateTime midnight = day.atStartOfDay();
         for (long offset = 0; offset < DAY_MILLIS; offset += periodMillis) {
-            slots.add(ZonedDateTime.of(midnight.plus(Duration.ofMillis(offset)), zone).toInstant());
+            slots.add(ZonedDateTime.of(midnight.plus(Duration.ofMillis(offset)), zone)
+                    .toInstant());
         }
         return slots;
     }

@@ -37,6 +37,9 @@ import javax.sql.DataSource;
  *
  * <p>"Exactly once" is really at-least-once plus idempotence per slot: a slow runner may still be running beside the
  * sweeper; only one of them can complete. Make the lease longer than the p99.9 run time, or {@link #renew} it.
+ *
+ * <p>Why one file of more than 300 lines: one public API for a slot's whole life (claim, renew, complete, sweep, catch
+ * up, purge), mostly Javadoc; the grid arithmetic is in {@code SlotGrid}, the SQL in the dialects.
  */
 public final class SlotRuns {
 
@@ -85,10 +88,12 @@ public final class SlotRuns {
      * @return the claim, or empty if the slot was already claimed
      */
     public Optional<SlotClaim> tryClaim(String job, Instant slot, String runner, Duration lease) {
-        return context.events().after(() -> claimOne(job, slot, runner, lease),
-                claim -> listener -> listener.slots(job,
-                        claim.isPresent() ? SlotOutcome.WON : SlotOutcome.LOST_RACE, 1),
-                listener -> listener.slots(job, SlotOutcome.ERROR, 1));
+        return context.events()
+                .after(
+                        () -> claimOne(job, slot, runner, lease),
+                        claim -> listener ->
+                                listener.slots(job, claim.isPresent() ? SlotOutcome.WON : SlotOutcome.LOST_RACE, 1),
+                        listener -> listener.slots(job, SlotOutcome.ERROR, 1));
     }
 
     private Optional<SlotClaim> claimOne(String job, Instant slot, String runner, Duration lease) {
@@ -98,9 +103,12 @@ public final class SlotRuns {
         long leaseMillis = Args.leaseMillis(lease);
         boolean won = context.jdbc().withConnection("claiming slot " + slot + " of '" + job + "'", connection -> {
             SqlDialect sql = context.sql();
-            String insert = sql.insertIfAbsent("INSERT INTO " + sql.tables.slotRuns()
-                    + " (job, slot, runner, status, lease_until, fence, claimed_at) VALUES (?, ?, ?, '" + RUNNING
-                    + "', " + sql.nowPlusMillis() + ", 1, " + sql.now() + ")", "job, slot");
+            String insert = sql.insertIfAbsent(
+                    "INSERT INTO " + sql.tables.slotRuns()
+                            + " (job, slot, runner, status, lease_until, fence, claimed_at) VALUES (?, ?, ?, '"
+                            + RUNNING
+                            + "', " + sql.nowPlusMillis() + ", 1, " + sql.now() + ")",
+                    "job, slot");
             try {
                 return Jdbc.oneRow(Jdbc.update(connection, insert, job, slot, runner, leaseMillis), "slot claim");
             } catch (SQLException e) {
@@ -123,21 +131,23 @@ public final class SlotRuns {
      * @return the claims taken over, oldest slot first
      */
     public List<SlotClaim> sweep(String job, String runner, Duration lease) {
-        return context.events().after(() -> sweepOnce(job, runner, lease),
-                taken -> listener -> {
-                    if (!taken.isEmpty()) {
-                        listener.slots(job, SlotOutcome.TAKEN_OVER, taken.size());
-                    }
-                },
-                listener -> listener.slots(job, SlotOutcome.ERROR, 1));
+        return context.events()
+                .after(
+                        () -> sweepOnce(job, runner, lease),
+                        taken -> listener -> {
+                            if (!taken.isEmpty()) {
+                                listener.slots(job, SlotOutcome.TAKEN_OVER, taken.size());
+                            }
+                        },
+                        listener -> listener.slots(job, SlotOutcome.ERROR, 1));
     }
 
     private List<SlotClaim> sweepOnce(String job, String runner, Duration lease) {
         Args.name(job, "job");
         Args.name(runner, "runner");
         long leaseMillis = Args.leaseMillis(lease);
-        return context.jdbc().inTransaction("sweeping expired slots of '" + job + "'", tx ->
-                context.sql().sweepSlots(tx, job, runner, leaseMillis, config.sweepLimit()));
+        return context.jdbc().inTransaction("sweeping expired slots of '" + job + "'", tx -> context.sql()
+                .sweepSlots(tx, job, runner, leaseMillis, config.sweepLimit()));
     }
 
     /**
@@ -257,15 +267,26 @@ public final class SlotRuns {
         Instant cutoff = Retention.cutoff(context, operation, olderThan);
         String table = context.sql().tables.slotRuns();
         int chunk = config.purgeChunk();
-        return Retention.inChunks(context, operation, context.sql().chunkDelete(table, "job, slot", "status = '"
-                + DONE + "' AND slot < ?", "slot", chunk), chunk, cutoff);
+        return Retention.inChunks(
+                context,
+                operation,
+                context.sql().chunkDelete(table, "job, slot", "status = '" + DONE + "' AND slot < ?", "slot", chunk),
+                chunk,
+                cutoff);
     }
 
     private Set<Instant> claimedIn(String job, Instant from, Instant to) {
-        return new HashSet<>(context.jdbc().withConnection("scanning slots of '" + job + "'",
-                connection -> Jdbc.query(connection, "SELECT slot FROM " + context.sql().tables.slotRuns()
-                        + " WHERE job = ? AND slot >= ? AND slot < ?", row -> Jdbc.instant(row, "slot"), job, from,
-                        to)));
+        return new HashSet<>(context.jdbc()
+                .withConnection(
+                        "scanning slots of '" + job + "'",
+                        connection -> Jdbc.query(
+                                connection,
+                                "SELECT slot FROM " + context.sql().tables.slotRuns()
+                                        + " WHERE job = ? AND slot >= ? AND slot < ?",
+                                row -> Jdbc.instant(row, "slot"),
+                                job,
+                                from,
+                                to)));
     }
 
     /**
@@ -276,24 +297,35 @@ public final class SlotRuns {
      * @return false if the claim was swept to another runner (or the slot is done)
      */
     public boolean renew(SlotClaim claim, Duration lease) {
-        return context.events().after(() -> renewOne(claim, lease),
-                renewed -> listener -> {
-                    if (!renewed) {
-                        listener.slots(claim.job(), SlotOutcome.RENEW_REJECTED, 1);
-                    }
-                },
-                listener -> listener.slots(claim.job(), SlotOutcome.ERROR, 1));
+        return context.events()
+                .after(
+                        () -> renewOne(claim, lease),
+                        renewed -> listener -> {
+                            if (!renewed) {
+                                listener.slots(claim.job(), SlotOutcome.RENEW_REJECTED, 1);
+                            }
+                        },
+                        listener -> listener.slots(claim.job(), SlotOutcome.ERROR, 1));
     }
 
     private boolean renewOne(SlotClaim claim, Duration lease) {
         Args.notNull(claim, "claim");
         long leaseMillis = Args.leaseMillis(lease);
-        return context.jdbc().withConnection("renewing slot " + claim.slot() + " of '" + claim.job() + "'",
-                connection -> {
+        return context.jdbc()
+                .withConnection("renewing slot " + claim.slot() + " of '" + claim.job() + "'", connection -> {
                     SqlDialect sql = context.sql();
-                    return Jdbc.oneRow(Jdbc.update(connection, "UPDATE " + sql.tables.slotRuns() + " SET lease_until = "
-                            + sql.nowPlusMillis() + " WHERE job = ? AND slot = ? AND fence = ? AND status = '" + RUNNING
-                            + "'", leaseMillis, claim.job(), claim.slot(), claim.fence()), "slot renew");
+                    return Jdbc.oneRow(
+                            Jdbc.update(
+                                    connection,
+                                    "UPDATE " + sql.tables.slotRuns() + " SET lease_until = "
+                                            + sql.nowPlusMillis()
+                                            + " WHERE job = ? AND slot = ? AND fence = ? AND status = '" + RUNNING
+                                            + "'",
+                                    leaseMillis,
+                                    claim.job(),
+                                    claim.slot(),
+                                    claim.fence()),
+                            "slot renew");
                 });
     }
 
@@ -305,22 +337,32 @@ public final class SlotRuns {
      * @return false if the claim is stale (the slot was swept to another runner, or is already done)
      */
     public boolean complete(SlotClaim claim, String result) {
-        return context.events().after(() -> completeOne(claim, result),
-                done -> listener -> listener.slots(claim.job(),
-                        done ? SlotOutcome.COMPLETED : SlotOutcome.LATE_COMPLETE_REJECTED, 1),
-                listener -> listener.slots(claim.job(), SlotOutcome.ERROR, 1));
+        return context.events()
+                .after(
+                        () -> completeOne(claim, result),
+                        done -> listener -> listener.slots(
+                                claim.job(), done ? SlotOutcome.COMPLETED : SlotOutcome.LATE_COMPLETE_REJECTED, 1),
+                        listener -> listener.slots(claim.job(), SlotOutcome.ERROR, 1));
     }
 
     private boolean completeOne(SlotClaim claim, String result) {
         Args.notNull(claim, "claim");
         Args.notNull(result, "result");
-        return context.jdbc().withConnection("completing slot " + claim.slot() + " of '" + claim.job() + "'",
-                connection -> {
+        return context.jdbc()
+                .withConnection("completing slot " + claim.slot() + " of '" + claim.job() + "'", connection -> {
                     SqlDialect sql = context.sql();
-                    return Jdbc.oneRow(Jdbc.update(connection, "UPDATE " + sql.tables.slotRuns() + " SET status = '"
-                            + DONE + "', result = ?, completed_at = " + sql.now() + " WHERE job = ? AND slot = ?"
-                            + " AND fence = ? AND status = '" + RUNNING + "'", result, claim.job(), claim.slot(),
-                            claim.fence()), "slot complete");
+                    return Jdbc.oneRow(
+                            Jdbc.update(
+                                    connection,
+                                    "UPDATE " + sql.tables.slotRuns() + " SET status = '"
+                                            + DONE + "', result = ?, completed_at = " + sql.now()
+                                            + " WHERE job = ? AND slot = ?"
+                                            + " AND fence = ? AND status = '" + RUNNING + "'",
+                                    result,
+                                    claim.job(),
+                                    claim.slot(),
+                                    claim.fence()),
+                            "slot complete");
                 });
     }
 
@@ -334,11 +376,24 @@ public final class SlotRuns {
     public Optional<SlotState> state(String job, Instant slot) {
         Args.name(job, "job");
         Args.slot(slot, "slot");
-        return context.jdbc().withConnection("reading slot " + slot + " of '" + job + "'", connection ->
-                Jdbc.query(connection, "SELECT job, slot, runner, status, fence, result FROM "
-                        + context.sql().tables.slotRuns() + " WHERE job = ? AND slot = ?",
-                        row -> new SlotState(row.getString("job"), Jdbc.instant(row, "slot"), row.getString("runner"),
-                                row.getString("status"), row.getLong("fence"), row.getString("result")),
-                        job, slot)).stream().findFirst();
+        return context
+                .jdbc()
+                .withConnection(
+                        "reading slot " + slot + " of '" + job + "'",
+                        connection -> Jdbc.query(
+                                connection,
+                                "SELECT job, slot, runner, status, fence, result FROM "
+                                        + context.sql().tables.slotRuns() + " WHERE job = ? AND slot = ?",
+                                row -> new SlotState(
+                                        row.getString("job"),
+                                        Jdbc.instant(row, "slot"),
+                                        row.getString("runner"),
+                                        row.getString("status"),
+                                        row.getLong("fence"),
+                                        row.getString("result")),
+                                job,
+                                slot))
+                .stream()
+                .findFirst();
     }
 }

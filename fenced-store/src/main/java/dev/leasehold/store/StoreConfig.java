@@ -33,9 +33,15 @@ import java.util.regex.Pattern;
  *                    deletes the resource's oldest beyond this many (re-bases are kept in their own audit table and
  *                    never deleted); 1 to 1,000,000, default 1,000
  */
-public record StoreConfig(String tablePrefix, Database database, int maxAttempts, int purgeChunk, int sweepLimit,
-                          Duration lockTimeout, StoreListener listener,
-                          int historyLimit) {
+public record StoreConfig(
+        String tablePrefix,
+        Database database,
+        int maxAttempts,
+        int purgeChunk,
+        int sweepLimit,
+        Duration lockTimeout,
+        StoreListener listener,
+        int historyLimit) {
 
     /** The table prefix of {@link #defaults()}. */
     public static final String DEFAULT_PREFIX = "leasehold_";
@@ -49,6 +55,7 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
     public static final int DEFAULT_HISTORY_LIMIT = 1_000;
     /** Long enough for any healthy transaction of the store, short enough that a stuck one is noticed. */
     public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(5);
+
     private static final Duration MAX_LOCK_TIMEOUT = Duration.ofHours(1);
     private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,29}");
 
@@ -74,10 +81,12 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
         within(maxAttempts, 1, 1_000, "maxAttempts");
         within(purgeChunk, 1, 100_000, "purgeChunk");
         within(sweepLimit, 1, 100_000, "sweepLimit");
-        if (lockTimeout == null || lockTimeout.compareTo(Duration.ofMillis(1)) < 0
-                || lockTimeout.compareTo(MAX_LOCK_TIMEOUT) > 0 || lockTimeout.toNanos() % 1_000_000 != 0) {
-            throw new IllegalArgumentException("lockTimeout must be whole milliseconds from 1 ms to "
-                    + MAX_LOCK_TIMEOUT + ", was " + lockTimeout);
+        if (lockTimeout == null
+                || lockTimeout.compareTo(Duration.ofMillis(1)) < 0
+                || lockTimeout.compareTo(MAX_LOCK_TIMEOUT) > 0
+                || lockTimeout.toNanos() % 1_000_000 != 0) {
+            throw new IllegalArgumentException(
+                    "lockTimeout must be whole milliseconds from 1 ms to " + MAX_LOCK_TIMEOUT + ", was " + lockTimeout);
         }
         if (listener == null) {
             throw new IllegalArgumentException("listener must not be null; use StoreListener.NONE for none");
@@ -92,8 +101,15 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
      * @return the default configuration
      */
     public static StoreConfig defaults() {
-        return new StoreConfig(DEFAULT_PREFIX, null, DEFAULT_MAX_ATTEMPTS, DEFAULT_PURGE_CHUNK, DEFAULT_SWEEP_LIMIT,
-                DEFAULT_LOCK_TIMEOUT, StoreListener.NONE, DEFAULT_HISTORY_LIMIT);
+        return new StoreConfig(
+                DEFAULT_PREFIX,
+                null,
+                DEFAULT_MAX_ATTEMPTS,
+                DEFAULT_PURGE_CHUNK,
+                DEFAULT_SWEEP_LIMIT,
+                DEFAULT_LOCK_TIMEOUT,
+                StoreListener.NONE,
+                DEFAULT_HISTORY_LIMIT);
     }
 
     /**
@@ -102,8 +118,8 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
      * @throws IllegalArgumentException if it is not a valid prefix
      */
     public StoreConfig withTablePrefix(String prefix) {
-        return new StoreConfig(prefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
-                historyLimit);
+        return new StoreConfig(
+                prefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit);
     }
 
     /**
@@ -115,8 +131,8 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
         if (database == null) {
             throw new IllegalArgumentException("database must not be null; use defaults() to detect it");
         }
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
-                historyLimit);
+        return new StoreConfig(
+                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit);
     }
 
     /**
@@ -125,8 +141,8 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
      * @throws IllegalArgumentException if it is out of range
      */
     public StoreConfig withMaxAttempts(int maxAttempts) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
-                historyLimit);
+        return new StoreConfig(
+                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit);
     }
 
     /**
@@ -135,8 +151,8 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
      * @throws IllegalArgumentException if it is out of range
      */
     public StoreConfig withPurgeChunk(int purgeChunk) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
-                historyLimit);
+        return new StoreConfig(
+                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit);
     }
 
     /**
@@ -145,8 +161,8 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
      * @throws IllegalArgumentException if it is out of range
      */
     public StoreConfig withSweepLimit(int sweepLimit) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
-                historyLimit);
+        return new StoreConfig(
+                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit);
     }
 
     /**
@@ -155,8 +171,8 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
      * @throws IllegalArgumentException if it is out of range
      */
     public StoreConfig withLockTimeout(Duration lockTimeout) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
-                historyLimit);
+        return new StoreConfig(
+                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit);
     }
 
     /**
@@ -167,8 +183,8 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
      * @throws IllegalArgumentException if it is null
      */
     public StoreConfig withListener(StoreListener listener) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
-                historyLimit);
+        return new StoreConfig(
+                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit);
     }
 
     /**
@@ -179,8 +195,8 @@ public record StoreConfig(String tablePrefix, Database database, int maxAttempts
      * @throws IllegalArgumentException if it is out of range
      */
     public StoreConfig withHistoryLimit(int historyLimit) {
-        return new StoreConfig(tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener,
-                historyLimit);
+        return new StoreConfig(
+                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit);
     }
 
     /** @return the dialect set with {@link #withDatabase}, or empty if it is detected from the connection */

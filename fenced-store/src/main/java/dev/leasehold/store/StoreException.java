@@ -29,8 +29,11 @@ public class StoreException extends FencingException {
      * @param cause     the database's failure
      */
     public StoreException(String operation, SQLException cause) {
-        this(operation + " failed: " + meaning(SqlStates.of(cause)) + cause.getMessage() + " (SQLState "
-                + cause.getSQLState() + ")", cause, SqlStates.of(cause).retryable());
+        this(
+                operation + " failed: " + meaning(SqlStates.of(cause)) + cause.getMessage() + " (SQLState "
+                        + cause.getSQLState() + ")",
+                cause,
+                SqlStates.of(cause).retryable());
     }
 
     /**

@@ -24,8 +24,7 @@ public interface StoreListener {
      * @param token    the token it carried
      * @param outcome  accepted (committed), stale (refused by a higher mark) or failed (anything else)
      */
-    default void fenceWrite(String resource, long token, FenceOutcome outcome) {
-    }
+    default void fenceWrite(String resource, long token, FenceOutcome outcome) {}
 
     /**
      * A call of {@link BatchClaims} decided {@code count} batches' fate the same way (a {@code claimUpTo} that
@@ -34,8 +33,7 @@ public interface StoreListener {
      * @param outcome what was decided
      * @param count   how many batches it was decided for
      */
-    default void claims(ClaimOutcome outcome, int count) {
-    }
+    default void claims(ClaimOutcome outcome, int count) {}
 
     /**
      * A call of {@link SlotRuns} on {@code job} decided {@code count} slots' fate the same way.
@@ -44,6 +42,5 @@ public interface StoreListener {
      * @param outcome what was decided
      * @param count   how many slots it was decided for
      */
-    default void slots(String job, SlotOutcome outcome, int count) {
-    }
+    default void slots(String job, SlotOutcome outcome, int count) {}
 }

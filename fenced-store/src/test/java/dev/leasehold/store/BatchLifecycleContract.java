@@ -22,6 +22,7 @@ abstract class BatchLifecycleContract {
 
     /** A lease short enough to let expire in a test, and the pause that outlasts it. */
     static final Duration SHORT_LEASE = Duration.ofMillis(50);
+
     static final long PAUSE_MS = 150;
 
     protected abstract DataSource dataSource();
@@ -33,7 +34,8 @@ abstract class BatchLifecycleContract {
     void cleanSchema() throws SQLException {
         ds = dataSource();
         FencedSchema.install(ds);
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("DELETE FROM leasehold_batches");
         }
         batches = new BatchClaims(ds, StoreConfig.defaults().withMaxAttempts(3));
@@ -47,7 +49,9 @@ abstract class BatchLifecycleContract {
             assertThat(claim.batchId()).isEqualTo("poison");
             assertThat(claim.attempt()).isEqualTo(attempt);
             assertThat(claim.fence()).isEqualTo(attempt);
-            assertThat(batches.state("poison")).get().extracting(BatchState::leaseUntil)
+            assertThat(batches.state("poison"))
+                    .get()
+                    .extracting(BatchState::leaseUntil)
                     .isEqualTo(claim.leaseUntil());
             assertThat(batches.fail(claim, "boom " + attempt)).isTrue();
             assertThat(batches.fail(claim, "twice")).as("a claim fails once").isFalse();
@@ -58,7 +62,9 @@ abstract class BatchLifecycleContract {
             assertThat(s.error()).isEqualTo("boom 3");
             assertThat(s.leaseUntil()).isNull();
         });
-        assertThat(batches.claimNext("w", Duration.ofSeconds(30))).as("a failed batch is never claimed").isEmpty();
+        assertThat(batches.claimNext("w", Duration.ofSeconds(30)))
+                .as("a failed batch is never claimed")
+                .isEmpty();
     }
 
     @Test
@@ -74,7 +80,9 @@ abstract class BatchLifecycleContract {
         BatchClaim again = batches.claimNext("w2", Duration.ofSeconds(30)).orElseThrow();
         assertThat(again.attempt()).isEqualTo(2);
         assertThat(batches.finish(again, "ok")).isTrue();
-        assertThat(batches.fail(again, "after finish")).as("a finished batch cannot fail").isFalse();
+        assertThat(batches.fail(again, "after finish"))
+                .as("a finished batch cannot fail")
+                .isFalse();
         assertThat(batches.state("b")).get().extracting(BatchState::status).isEqualTo("done");
     }
 
@@ -126,9 +134,13 @@ abstract class BatchLifecycleContract {
         batches.claimNext("w", Duration.ofSeconds(30)).orElseThrow(); // first: running
         BatchClaim second = batches.claimNext("crashing", SHORT_LEASE).orElseThrow();
         Thread.sleep(PAUSE_MS); // stands for the claimer of "second" crashing
-        assertThat(batches.claimNext("w", Duration.ofSeconds(30))).get().extracting(BatchClaim::batchId)
+        assertThat(batches.claimNext("w", Duration.ofSeconds(30)))
+                .get()
+                .extracting(BatchClaim::batchId)
                 .isEqualTo(second.batchId());
-        assertThat(batches.claimNext("w", Duration.ofSeconds(30))).get().extracting(BatchClaim::batchId)
+        assertThat(batches.claimNext("w", Duration.ofSeconds(30)))
+                .get()
+                .extracting(BatchClaim::batchId)
                 .isEqualTo("third");
     }
 
@@ -139,40 +151,57 @@ abstract class BatchLifecycleContract {
             batches.enqueue(id, "p");
         }
         BatchClaims once = new BatchClaims(ds, StoreConfig.defaults().withMaxAttempts(1));
-        assertThat(batches.finish(batches.claimNext("w", Duration.ofSeconds(30)).orElseThrow(), "ok")).isTrue();
-        assertThat(once.fail(once.claimNext("w", Duration.ofSeconds(30)).orElseThrow(), "no")).isTrue();
-        assertThat(batches.claimNext("w", Duration.ofSeconds(30))).get().extracting(BatchClaim::batchId)
+        assertThat(batches.finish(batches.claimNext("w", Duration.ofSeconds(30)).orElseThrow(), "ok"))
+                .isTrue();
+        assertThat(once.fail(once.claimNext("w", Duration.ofSeconds(30)).orElseThrow(), "no"))
+                .isTrue();
+        assertThat(batches.claimNext("w", Duration.ofSeconds(30)))
+                .get()
+                .extracting(BatchClaim::batchId)
                 .isEqualTo("running");
-        assertThat(batches.claimNext("w", SHORT_LEASE)).get().extracting(BatchClaim::batchId).isEqualTo("expired");
+        assertThat(batches.claimNext("w", SHORT_LEASE))
+                .get()
+                .extracting(BatchClaim::batchId)
+                .isEqualTo("expired");
         Thread.sleep(PAUSE_MS); // stands for a claimer that went silent past its lease
 
         BatchStats stats = batches.stats();
 
-        assertThat(stats).usingRecursiveComparison().ignoringFields("oldestPendingAge")
+        assertThat(stats)
+                .usingRecursiveComparison()
+                .ignoringFields("oldestPendingAge")
                 .isEqualTo(new BatchStats(2, 1, 1, 1, 1, java.util.Optional.empty()));
-        assertThat(stats.oldestPendingAge()).get().satisfies(age ->
-                assertThat(age).as("pending since before the pause").isGreaterThanOrEqualTo(Duration.ofMillis(100)));
+        assertThat(stats.oldestPendingAge()).get().satisfies(age -> assertThat(age)
+                .as("pending since before the pause")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(100)));
     }
 
     @Test
     void badInputIsRejectedAndNothingIsWritten() {
         batches.enqueue("b", "p");
         BatchClaim claim = batches.claimNext("w", Duration.ofSeconds(30)).orElseThrow();
-        assertThatThrownBy(() -> batches.fail(null, "e")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> batches.fail(null, "e"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("claim must not be null");
-        assertThatThrownBy(() -> batches.fail(claim, null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> batches.fail(claim, null))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("error must not be null");
         assertThatThrownBy(() -> batches.purgeFinished(null)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> batches.purgeFinished(Duration.ofSeconds(-1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("zero or positive");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("zero or positive");
         assertThatThrownBy(() -> batches.purgeFinished(Duration.ofNanos(10)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("whole milliseconds");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("whole milliseconds");
         assertThatThrownBy(() -> StoreConfig.defaults().withMaxAttempts(0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxAttempts must be between 1 and 1000, was 0");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxAttempts must be between 1 and 1000, was 0");
         assertThatThrownBy(() -> StoreConfig.defaults().withPurgeChunk(0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("purgeChunk");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("purgeChunk");
         assertThatThrownBy(() -> StoreConfig.defaults().withSweepLimit(-1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sweepLimit");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("sweepLimit");
         assertThat(batches.state("b")).get().satisfies(s -> {
             assertThat(s.status()).isEqualTo("processing");
             assertThat(s.error()).isNull();

@@ -36,6 +36,7 @@ abstract class ClaimManyContract {
 
     /** A lease short enough to let expire in a test, and the pause that outlasts it. */
     static final Duration SHORT_LEASE = Duration.ofMillis(50);
+
     static final long PAUSE_MS = 150;
     static final Duration LONG_LEASE = Duration.ofMinutes(5);
 
@@ -52,7 +53,8 @@ abstract class ClaimManyContract {
     void cleanSchema() throws SQLException {
         ds = dataSource();
         FencedSchema.install(ds);
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("DELETE FROM leasehold_batches");
         }
         batches = new BatchClaims(ds, StoreConfig.defaults().withMaxAttempts(3));
@@ -91,12 +93,16 @@ abstract class ClaimManyContract {
                 assertThat(s.owner()).isEqualTo("w");
                 assertThat(s.fence()).isEqualTo(claim.fence());
                 assertThat(s.attempts()).isEqualTo(claim.attempt());
-                assertThat(s.leaseUntil()).as("the lease from the database clock").isEqualTo(claim.leaseUntil());
+                assertThat(s.leaseUntil())
+                        .as("the lease from the database clock")
+                        .isEqualTo(claim.leaseUntil());
             });
         }
         assertThat(claimed.subList(1, 3)).allSatisfy(c -> assertThat(c.fence()).isEqualTo(1));
         assertThat(ids(batches.claimUpTo("w", Duration.ofSeconds(30), 10))).containsExactly("b4", "b5");
-        assertThat(batches.claimUpTo("w", Duration.ofSeconds(30), 10)).as("nothing left to claim").isEmpty();
+        assertThat(batches.claimUpTo("w", Duration.ofSeconds(30), 10))
+                .as("nothing left to claim")
+                .isEmpty();
     }
 
     /** maxAttempts 3: three leases of "silent" expire; the next claimUpTo fails it for good and claims the rest. */
@@ -126,7 +132,8 @@ abstract class ClaimManyContract {
     void aBatchThatFailedItsLastAttemptIsNeverClaimedAgain() {
         batches.enqueue("poison", "p");
         for (int attempt = 1; attempt <= 3; attempt++) {
-            BatchClaim claim = batches.claimUpTo("w", Duration.ofSeconds(30), 10).get(0);
+            BatchClaim claim =
+                    batches.claimUpTo("w", Duration.ofSeconds(30), 10).get(0);
             assertThat(claim.attempt()).isEqualTo(attempt);
             assertThat(batches.fail(claim, "boom " + attempt)).isTrue();
         }
@@ -170,7 +177,9 @@ abstract class ClaimManyContract {
         FinishOutcome current = batches.finishAll(b, "pushed by pod-B");
         assertThat(current.finished()).containsExactly(b.get(0));
         assertThat(current.allFinished()).isTrue();
-        assertThat(batches.finishAll(b, "again").refused()).as("a claim finishes once").containsExactly(b.get(0));
+        assertThat(batches.finishAll(b, "again").refused())
+                .as("a claim finishes once")
+                .containsExactly(b.get(0));
         assertThat(batches.state("x")).get().extracting(BatchState::result).isEqualTo("pushed by pod-B");
     }
 
@@ -180,14 +189,16 @@ abstract class ClaimManyContract {
      */
     @Test
     void fourClaimersUsingClaimUpToFinishEachOfAThousandBatchesExactlyOnce() throws Exception {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             for (int i = 0; i < 1000; i++) {
                 s.addBatch("INSERT INTO leasehold_batches (id, payload, status, fence, attempts, enqueued_at) VALUES"
                         + " ('" + String.format("batch-%04d", i) + "', 'p', 'pending', 0, 0, CURRENT_TIMESTAMP)");
             }
             s.executeBatch();
         }
-        BatchClaims impatient = new BatchClaims(impatientDataSource(), StoreConfig.defaults().withMaxAttempts(3));
+        BatchClaims impatient =
+                new BatchClaims(impatientDataSource(), StoreConfig.defaults().withMaxAttempts(3));
         Map<String, AtomicInteger> finished = new ConcurrentHashMap<>();
         List<Throwable> failures = new CopyOnWriteArrayList<>();
         pool = Executors.newFixedThreadPool(4);
@@ -205,7 +216,8 @@ abstract class ClaimManyContract {
                         FinishOutcome outcome = batches.finishAll(claims, "done by " + owner);
                         assertThat(outcome.refused()).isEmpty();
                         for (BatchClaim claim : outcome.finished()) {
-                            finished.computeIfAbsent(claim.batchId(), k -> new AtomicInteger()).incrementAndGet();
+                            finished.computeIfAbsent(claim.batchId(), k -> new AtomicInteger())
+                                    .incrementAndGet();
                         }
                     }
                 } catch (Throwable t) {
@@ -219,7 +231,8 @@ abstract class ClaimManyContract {
         }
         assertThat(failures).isEmpty();
         assertThat(finished).hasSize(1000);
-        assertThat(finished.values()).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
+        assertThat(finished.values())
+                .allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
         assertThat(batches.stats().done()).isEqualTo(1000);
     }
 
@@ -236,30 +249,38 @@ abstract class ClaimManyContract {
         batches.enqueue("b1", "p");
         batches.enqueue("b2", "p");
         Duration lease = Duration.ofSeconds(30);
-        assertThatThrownBy(() -> batches.claimUpTo("w", lease, 0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> batches.claimUpTo("w", lease, 0))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("max must be between 1 and 1000, was 0");
-        assertThatThrownBy(() -> batches.claimUpTo("w", lease, 1001)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> batches.claimUpTo("w", lease, 1001))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("max must be between 1 and 1000");
-        assertThatThrownBy(() -> batches.claimUpTo(" ", lease, 5)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> batches.claimUpTo(" ", lease, 5))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("owner");
-        assertThatThrownBy(() -> batches.claimUpTo("w", Duration.ZERO, 5)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> batches.claimUpTo("w", Duration.ZERO, 5))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("lease");
         assertThat(batches.state("b1")).get().extracting(BatchState::status).isEqualTo("pending");
 
         List<BatchClaim> claims = batches.claimUpTo("w", lease, 2);
         BatchClaim b1 = claims.get(0);
         BatchClaim b2 = claims.get(1);
-        assertThatThrownBy(() -> batches.finishAll(null, "ok")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> batches.finishAll(null, "ok"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("claims must not be null");
-        assertThatThrownBy(() -> batches.finishAll(claims, null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> batches.finishAll(claims, null))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("result must not be null");
         assertThatThrownBy(() -> batches.finishAll(java.util.Arrays.asList(b1, null), "ok"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("claims[1] must not be null");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("claims[1] must not be null");
         assertThatThrownBy(() -> batches.finishAll(List.of(b2, b1, b2), "ok"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("claims must name each batch once; 'b2' is at 0 and 2");
         assertThatThrownBy(() -> batches.finishAll(Collections.nCopies(1001, b1), "ok"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("claims must hold at most 1000, held 1001");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("claims must hold at most 1000, held 1001");
         for (BatchClaim claim : claims) {
             assertThat(batches.state(claim.batchId())).get().satisfies(s -> {
                 assertThat(s.status()).as("nothing half-written").isEqualTo("processing");

@@ -51,9 +51,10 @@ abstract class ClaimPlanContract {
     void backlog() throws SQLException {
         ds = dataSource();
         FencedSchema.install(ds);
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("DELETE FROM leasehold_batches");
-            insertRows(s, "done-", "done", BACKLOG);       // oldest first: a scan in seq order meets them first
+            insertRows(s, "done-", "done", BACKLOG); // oldest first: a scan in seq order meets them first
             insertRows(s, "pending-", "pending", BACKLOG);
             insertRows(s, "live-", "processing", BACKLOG / 50); // claimed, leases running (see insertRows)
             analyze(s);
@@ -73,8 +74,7 @@ abstract class ClaimPlanContract {
 
     /** Issue 16: claimUpTo's statements read index ranges too, behind the same backlog. */
     @Test
-    void withABacklogOfPendingAndFinishedRowsNoStatementOfClaimUpToScansOrSortsTheBatchesTable()
-            throws SQLException {
+    void withABacklogOfPendingAndFinishedRowsNoStatementOfClaimUpToScansOrSortsTheBatchesTable() throws SQLException {
         RecordingDataSource recording = new RecordingDataSource(ds);
         BatchClaims claims = new BatchClaims(recording);
 
@@ -109,7 +109,8 @@ abstract class ClaimPlanContract {
     /** Hands every recorded statement on the batches table to EXPLAIN; no plan may contain any of {@code fragments}. */
     private void noStatementDoes(RecordingDataSource recording, List<String> fragments) throws SQLException {
         List<RecordingDataSource.Recorded> onBatches = recording.recorded().stream()
-                .filter(r -> r.sql().toLowerCase(Locale.ROOT).contains("leasehold_batches")).toList();
+                .filter(r -> r.sql().toLowerCase(Locale.ROOT).contains("leasehold_batches"))
+                .toList();
         assertThat(onBatches).as("the claim's statements").isNotEmpty();
         try (Connection c = ds.getConnection()) {
             for (RecordingDataSource.Recorded statement : onBatches) {
@@ -127,9 +128,13 @@ abstract class ClaimPlanContract {
      * after it; they carry no parameters.
      */
     static String batchesStatement(String sent) {
-        String statement = sent.replaceFirst("^(\\s*(BEGIN|SET)\\b[^;']*;)+", "").replaceFirst(";\\s*COMMIT\\s*$", "")
+        String statement = sent.replaceFirst("^(\\s*(BEGIN|SET)\\b[^;']*;)+", "")
+                .replaceFirst(";\\s*COMMIT\\s*$", "")
                 .trim();
-        assertThat(statement).as("what was sent: %s", sent).doesNotStartWith("BEGIN").doesNotStartWith("SET")
+        assertThat(statement)
+                .as("what was sent: %s", sent)
+                .doesNotStartWith("BEGIN")
+                .doesNotStartWith("SET")
                 .doesNotEndWith("COMMIT");
         return statement;
     }

@@ -42,8 +42,8 @@ final class CountingDataSource extends PlainDataSource {
         }
         open.incrementAndGet();
         boolean[] closed = {false};
-        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-                (proxy, method, args) -> {
+        return (Connection) Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                     if (method.getName().equals("close")) {
                         synchronized (closed) {
                             if (!closed[0]) {

@@ -30,13 +30,16 @@ final class EmbeddedPostgresSupport {
                 throw new UncheckedIOException(e);
             }
             EmbeddedPostgres server = shared;
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    server.close();
-                } catch (IOException ignored) {
-                    // the JVM is exiting
-                }
-            }, "embedded-postgres-stop"));
+            Runtime.getRuntime()
+                    .addShutdownHook(new Thread(
+                            () -> {
+                                try {
+                                    server.close();
+                                } catch (IOException ignored) {
+                                    // the JVM is exiting
+                                }
+                            },
+                            "embedded-postgres-stop"));
         }
         return shared;
     }

@@ -36,23 +36,29 @@ abstract class FenceHistoryContract {
     private static String summary(MarkChange change) {
         return change.kind() + " " + change.token() + " after "
                 + (change.previousToken().isPresent() ? change.previousToken().getAsLong() : "-")
-                + " by " + change.holder().orElse("-") + change.reason().map(r -> " (" + r + ")").orElse("");
+                + " by " + change.holder().orElse("-")
+                + change.reason().map(r -> " (" + r + ")").orElse("");
     }
 
     @Test
     void eachNewMarkIsRecordedOnceWithThePreviousMarkAndTheHolderNewestFirst() {
         gate.advance("ledger", 5, "billing-1");
-        gate.write("ledger", 5, tx -> { });
-        gate.write("ledger", 5, tx -> { });
+        gate.write("ledger", 5, tx -> {});
+        gate.write("ledger", 5, tx -> {});
         gate.advance("ledger", 9, "billing-2");
-        gate.write("ledger", 12, tx -> { }); // the first accepted write with a higher token
-        gate.update("ledger", 12, "UPDATE " + config.tablePrefix() + "fence SET updated_at = updated_at"
-                + " WHERE resource = ?", "ledger");
+        gate.write("ledger", 12, tx -> {}); // the first accepted write with a higher token
+        gate.update(
+                "ledger",
+                12,
+                "UPDATE " + config.tablePrefix() + "fence SET updated_at = updated_at" + " WHERE resource = ?",
+                "ledger");
         gate.advance("other", 1);
 
         List<MarkChange> history = gate.history("ledger", 10);
-        assertThat(history).extracting(FenceHistoryContract::summary).containsExactly(
-                "RAISED 12 after 9 by -", "RAISED 9 after 5 by billing-2", "RAISED 5 after - by billing-1");
+        assertThat(history)
+                .extracting(FenceHistoryContract::summary)
+                .containsExactly(
+                        "RAISED 12 after 9 by -", "RAISED 9 after 5 by billing-2", "RAISED 5 after - by billing-1");
         assertThat(history).allSatisfy(change -> assertThat(change.resource()).isEqualTo("ledger"));
         assertThat(history.get(0).at()).isAfterOrEqualTo(history.get(1).at());
         assertThat(history.get(1).at()).isAfterOrEqualTo(history.get(2).at());
@@ -63,14 +69,15 @@ abstract class FenceHistoryContract {
     @Test
     void aStaleOrFailedWriteRecordsNothing() {
         gate.advance("ledger", 10);
-        assertThatThrownBy(() -> gate.write("ledger", 7, tx -> { })).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> gate.write("ledger", 7, tx -> {})).isInstanceOf(StaleTokenException.class);
         assertThatThrownBy(() -> gate.write("ledger", 11, tx -> {
-            throw new IllegalStateException("the work failed");
-        })).hasMessage("the work failed");
+                    throw new IllegalStateException("the work failed");
+                }))
+                .hasMessage("the work failed");
         assertThat(gate.highestToken("ledger")).hasValue(10);
         assertThat(gate.history("ledger", 10)).extracting(MarkChange::token).containsExactly(10L);
 
-        gate.write("ledger", 11, tx -> { }); // the same token, now committed: recorded once
+        gate.write("ledger", 11, tx -> {}); // the same token, now committed: recorded once
         assertThat(gate.history("ledger", 10)).extracting(MarkChange::token).containsExactly(11L, 10L);
     }
 
@@ -78,10 +85,14 @@ abstract class FenceHistoryContract {
     void aSecondGateWithTheSameTokenRecordsNoSecondRowAndUpdateRecordsItsNewMark() {
         FenceGate other = new FenceGate(ds, config); // another process
         gate.advance("ledger", 20, "a");
-        other.write("ledger", 20, tx -> { });
-        other.update("ledger", 21, "UPDATE " + config.tablePrefix() + "fence SET updated_at = updated_at"
-                + " WHERE resource = ?", "ledger");
-        assertThat(gate.history("ledger", 10)).extracting(FenceHistoryContract::summary)
+        other.write("ledger", 20, tx -> {});
+        other.update(
+                "ledger",
+                21,
+                "UPDATE " + config.tablePrefix() + "fence SET updated_at = updated_at" + " WHERE resource = ?",
+                "ledger");
+        assertThat(gate.history("ledger", 10))
+                .extracting(FenceHistoryContract::summary)
                 .containsExactly("RAISED 21 after 20 by -", "RAISED 20 after - by a");
     }
 
@@ -93,9 +104,12 @@ abstract class FenceHistoryContract {
         assertThat(old).hasValue(100);
 
         List<MarkChange> history = gate.history("ledger", 10);
-        assertThat(history).extracting(FenceHistoryContract::summary).containsExactly(
-                "RAISED 4 after 3 by new-ensemble", "REBASED 3 after 100 by alice (ZooKeeper rebuilt)",
-                "RAISED 100 after - by old-ensemble");
+        assertThat(history)
+                .extracting(FenceHistoryContract::summary)
+                .containsExactly(
+                        "RAISED 4 after 3 by new-ensemble",
+                        "REBASED 3 after 100 by alice (ZooKeeper rebuilt)",
+                        "RAISED 100 after - by old-ensemble");
         assertThat(history.get(1).kind()).isEqualTo(Kind.REBASED);
     }
 
@@ -106,20 +120,27 @@ abstract class FenceHistoryContract {
         for (long token = 2; token <= 7; token++) {
             bounded.advance("ledger", token);
         }
-        assertThat(bounded.history("ledger", 100)).extracting(FenceHistoryContract::summary).containsExactly(
-                "RAISED 7 after 6 by -", "RAISED 6 after 5 by -", "RAISED 5 after 4 by -",
-                "REBASED 1 after - by bob (first mark by hand)");
+        assertThat(bounded.history("ledger", 100))
+                .extracting(FenceHistoryContract::summary)
+                .containsExactly(
+                        "RAISED 7 after 6 by -",
+                        "RAISED 6 after 5 by -",
+                        "RAISED 5 after 4 by -",
+                        "REBASED 1 after - by bob (first mark by hand)");
     }
 
     @Test
     void badArgumentsAreRejectedAtTheDoorAndNothingIsWritten() {
-        assertThatThrownBy(() -> gate.history("ledger", 0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> gate.history("ledger", 0))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("limit must be between 1 and 10000");
-        assertThatThrownBy(() -> gate.advance("ledger", 5, " ")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> gate.advance("ledger", 5, " "))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("holder");
         assertThat(gate.highestToken("ledger")).isEmpty();
         assertThat(gate.history("ledger", 10)).isEmpty();
         assertThatThrownBy(() -> StoreConfig.defaults().withHistoryLimit(0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("historyLimit");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("historyLimit");
     }
 }

@@ -67,11 +67,17 @@ abstract class FencedStoreContract {
         ds = dataSource();
         FencedSchema.install(ds);
         FencedSchema.install(ds); // idempotent
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS " + WRITES + " (id " + identityType() + " PRIMARY KEY,"
                     + " resource VARCHAR(200) NOT NULL, token BIGINT NOT NULL, note VARCHAR(200))");
-            for (String table : List.of(WRITES, "leasehold_fence", "leasehold_fence_rebase", "leasehold_fence_history",
-                    "leasehold_batches", "leasehold_slot_runs")) {
+            for (String table : List.of(
+                    WRITES,
+                    "leasehold_fence",
+                    "leasehold_fence_rebase",
+                    "leasehold_fence_history",
+                    "leasehold_batches",
+                    "leasehold_slot_runs")) {
                 s.execute("DELETE FROM " + table);
             }
         }
@@ -93,8 +99,8 @@ abstract class FencedStoreContract {
 
     private static FencedWork insertWrite(String resource, long token, String note) {
         return tx -> {
-            try (PreparedStatement p = tx.prepareStatement("INSERT INTO " + WRITES
-                    + " (resource, token, note) VALUES (?, ?, ?)")) {
+            try (PreparedStatement p =
+                    tx.prepareStatement("INSERT INTO " + WRITES + " (resource, token, note) VALUES (?, ?, ?)")) {
                 p.setString(1, resource);
                 p.setLong(2, token);
                 p.setString(3, note);
@@ -105,8 +111,9 @@ abstract class FencedStoreContract {
 
     private List<String> notes() throws SQLException {
         List<String> notes = new ArrayList<>();
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT note FROM " + WRITES + " ORDER BY id")) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT note FROM " + WRITES + " ORDER BY id")) {
             while (rs.next()) {
                 notes.add(rs.getString(1));
             }
@@ -141,7 +148,9 @@ abstract class FencedStoreContract {
                     assertThat(e.resource()).isEqualTo("billing");
                     assertThat(e.offeredToken()).isEqualTo(33);
                     assertThat(e.highestToken()).isEqualTo(34);
-                    assertThat(e).hasMessageContaining("'billing'").hasMessageContaining("33")
+                    assertThat(e)
+                            .hasMessageContaining("'billing'")
+                            .hasMessageContaining("33")
                             .hasMessageContaining("34");
                 });
         assertThat(notes()).containsExactly("A charges c1", "A charges c2", "B charges c3");
@@ -176,8 +185,10 @@ abstract class FencedStoreContract {
         releaseNewer.countDown();
 
         newer.get(20, TimeUnit.SECONDS);
-        assertThatThrownBy(() -> stale.get(20, TimeUnit.SECONDS)).hasCauseInstanceOf(StaleTokenException.class)
-                .cause().hasMessageContaining("highest token seen is 10");
+        assertThatThrownBy(() -> stale.get(20, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(StaleTokenException.class)
+                .cause()
+                .hasMessageContaining("highest token seen is 10");
         assertThat(staleWorkRan).isFalse();
         assertThat(notes()).containsExactly("newer");
         assertThat(gate.highestToken("ledger")).isEqualTo(OptionalLong.of(10));
@@ -232,8 +243,9 @@ abstract class FencedStoreContract {
             accepted += result.get(30, TimeUnit.SECONDS) ? 1 : 0;
         }
         List<Long> committed = new ArrayList<>();
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT token FROM " + WRITES + " ORDER BY id")) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT token FROM " + WRITES + " ORDER BY id")) {
             while (rs.next()) {
                 committed.add(rs.getLong(1));
             }
@@ -252,9 +264,10 @@ abstract class FencedStoreContract {
         assertThat(before).isEqualTo(OptionalLong.of(0x39));
         assertThat(gate.highestToken("billing")).isEqualTo(OptionalLong.of(0x6));
         gate.write("billing", 0x7, insertWrite("billing", 7, "new leader after rebuild"));
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT resource, old_token, new_token, operator, reason"
-                     + " FROM leasehold_fence_rebase")) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(
+                        "SELECT resource, old_token, new_token, operator, reason" + " FROM leasehold_fence_rebase")) {
             assertThat(rs.next()).isTrue();
             assertThat(rs.getString("resource")).isEqualTo("billing");
             assertThat(rs.getLong("old_token")).isEqualTo(0x39);
@@ -293,7 +306,8 @@ abstract class FencedStoreContract {
                     while ((claim = impatient.claimNext(owner, Duration.ofMinutes(5))).isPresent()) {
                         assertThat(claim.get().fence()).isEqualTo(1);
                         if (batches.finish(claim.get(), "done by " + owner)) {
-                            finished.computeIfAbsent(claim.get().batchId(), k -> new AtomicInteger()).incrementAndGet();
+                            finished.computeIfAbsent(claim.get().batchId(), k -> new AtomicInteger())
+                                    .incrementAndGet();
                         }
                     }
                 } catch (Throwable t) {
@@ -307,7 +321,8 @@ abstract class FencedStoreContract {
         }
         assertThat(failures).isEmpty();
         assertThat(finished).hasSize(1000);
-        assertThat(finished.values()).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
+        assertThat(finished.values())
+                .allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
         assertThat(batches.claimNext("late", Duration.ofSeconds(1))).isEmpty();
     }
 
@@ -319,13 +334,16 @@ abstract class FencedStoreContract {
         try (Connection holder = ds.getConnection()) {
             holder.setAutoCommit(false);
             try (Statement s = holder.createStatement()) {
-                s.executeQuery("SELECT id FROM leasehold_batches WHERE id = 'b1' FOR UPDATE").close();
+                s.executeQuery("SELECT id FROM leasehold_batches WHERE id = 'b1' FOR UPDATE")
+                        .close();
             }
             Optional<BatchClaim> claim = batches.claimNext("worker", Duration.ofSeconds(30));
             assertThat(claim).map(BatchClaim::batchId).contains("b2");
             holder.rollback();
         }
-        assertThat(batches.claimNext("worker", Duration.ofSeconds(30))).map(BatchClaim::batchId).contains("b1");
+        assertThat(batches.claimNext("worker", Duration.ofSeconds(30)))
+                .map(BatchClaim::batchId)
+                .contains("b1");
     }
 
     /**
@@ -372,7 +390,9 @@ abstract class FencedStoreContract {
         assertThat(batches.renew(claim, Duration.ofSeconds(60))).isTrue();
         assertThat(batches.claimNext("other", Duration.ofSeconds(30))).isEmpty();
         assertThat(batches.finish(claim, "ok")).isTrue();
-        assertThat(batches.renew(claim, Duration.ofSeconds(60))).as("renew after finish").isFalse();
+        assertThat(batches.renew(claim, Duration.ofSeconds(60)))
+                .as("renew after finish")
+                .isFalse();
         assertThat(batches.finish(claim, "again")).as("finish twice").isFalse();
     }
 
@@ -400,7 +420,9 @@ abstract class FencedStoreContract {
                 racer.get(30, TimeUnit.SECONDS).ifPresent(winners::add);
             }
             assertThat(winners).as("winners of slot %s", slot).hasSize(1);
-            assertThat(slots.state("report", slot)).get().extracting(SlotState::runner)
+            assertThat(slots.state("report", slot))
+                    .get()
+                    .extracting(SlotState::runner)
                     .isEqualTo(winners.get(0).runner());
         }
     }
@@ -415,20 +437,28 @@ abstract class FencedStoreContract {
         Instant base = Instant.parse("2026-11-29T03:00:00Z");
         Duration minute = Duration.ofMinutes(1);
         for (int m : new int[] {0, 1, 4}) {
-            SlotClaim claim = slots.tryClaim("report", base.plus(minute.multipliedBy(m)), "replica-0",
-                    Duration.ofSeconds(30)).orElseThrow();
+            SlotClaim claim = slots.tryClaim(
+                            "report", base.plus(minute.multipliedBy(m)), "replica-0", Duration.ofSeconds(30))
+                    .orElseThrow();
             assertThat(slots.complete(claim, "ok")).isTrue();
         }
-        SlotClaim crashed = slots.tryClaim("report", base.plus(minute.multipliedBy(5)), "replica-0",
-                Duration.ofMillis(300)).orElseThrow();
-        assertThat(slots.sweep("report", "replica-7", Duration.ofSeconds(30))).as("lease not yet expired").isEmpty();
+        SlotClaim crashed = slots.tryClaim(
+                        "report", base.plus(minute.multipliedBy(5)), "replica-0", Duration.ofMillis(300))
+                .orElseThrow();
+        assertThat(slots.sweep("report", "replica-7", Duration.ofSeconds(30)))
+                .as("lease not yet expired")
+                .isEmpty();
         Thread.sleep(600); // stands for the time the crashed runner stays silent, longer than its lease
 
         List<SlotClaim> taken = slots.sweep("report", "replica-7", Duration.ofSeconds(30));
 
         assertThat(taken).containsExactly(new SlotClaim("report", crashed.slot(), "replica-7", 2));
-        assertThat(slots.sweep("report", "replica-8", Duration.ofSeconds(30))).as("taken once").isEmpty();
-        assertThat(slots.complete(crashed, "late result")).as("the slow original runner").isFalse();
+        assertThat(slots.sweep("report", "replica-8", Duration.ofSeconds(30)))
+                .as("taken once")
+                .isEmpty();
+        assertThat(slots.complete(crashed, "late result"))
+                .as("the slow original runner")
+                .isFalse();
         assertThat(slots.complete(taken.get(0), "swept result")).isTrue();
         assertThat(slots.state("report", crashed.slot())).get().satisfies(s -> {
             assertThat(s.runner()).isEqualTo("replica-7");
@@ -439,11 +469,14 @@ abstract class FencedStoreContract {
         List<Instant> missing = slots.missingSlots("report", base, base.plus(minute.multipliedBy(6)), minute);
         assertThat(missing).containsExactly(base.plus(minute.multipliedBy(2)), base.plus(minute.multipliedBy(3)));
         for (Instant slot : missing) {
-            SlotClaim caughtUp = slots.tryClaim("report", slot, "replica-3", Duration.ofSeconds(30)).orElseThrow();
+            SlotClaim caughtUp = slots.tryClaim("report", slot, "replica-3", Duration.ofSeconds(30))
+                    .orElseThrow();
             assertThat(slots.complete(caughtUp, "caught up")).isTrue();
         }
-        assertThat(slots.missingSlots("report", base, base.plus(minute.multipliedBy(6)), minute)).isEmpty();
-        assertThat(slots.tryClaim("report", base, "replica-9", Duration.ofSeconds(30))).as("done slot, again")
+        assertThat(slots.missingSlots("report", base, base.plus(minute.multipliedBy(6)), minute))
+                .isEmpty();
+        assertThat(slots.tryClaim("report", base, "replica-9", Duration.ofSeconds(30)))
+                .as("done slot, again")
                 .isEmpty();
     }
 
@@ -452,7 +485,8 @@ abstract class FencedStoreContract {
     void concurrentSweepersNeverTakeTheSameSlot() throws Exception {
         Instant base = Instant.parse("2026-11-29T03:00:00Z");
         for (int m = 0; m < 50; m++) {
-            slots.tryClaim("report", base.plusSeconds(60L * m), "crashed", Duration.ofMillis(100)).orElseThrow();
+            slots.tryClaim("report", base.plusSeconds(60L * m), "crashed", Duration.ofMillis(100))
+                    .orElseThrow();
         }
         Thread.sleep(300); // stands for the crashed runners' silence, longer than their leases
         SlotRuns impatient = new SlotRuns(impatientDataSource(), IMPATIENT);
@@ -480,9 +514,11 @@ abstract class FencedStoreContract {
     @Test
     void aZeroTokenIsRejectedBeforeAnythingIsWritten() throws SQLException {
         FencedWork work = insertWrite("r", 1, "must not be written");
-        assertThatThrownBy(() -> gate.write("r", 0, work)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> gate.write("r", 0, work))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("token must be positive, was 0");
-        assertThatThrownBy(() -> gate.advance("r", 0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> gate.advance("r", 0))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("token must be positive, was 0");
         assertThat(notes()).isEmpty();
     }
@@ -490,49 +526,65 @@ abstract class FencedStoreContract {
     @Test
     void badInputIsRejectedBeforeAnythingIsWritten() throws SQLException {
         FencedWork work = insertWrite("r", 1, "must not be written");
-        assertThatThrownBy(() -> gate.write(null, 1, work)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> gate.write(null, 1, work))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("resource must be a non-blank string");
         assertThatThrownBy(() -> gate.write(" ", 1, work)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> gate.write("x".repeat(201), 1, work)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> gate.write("x".repeat(201), 1, work))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("at most 200");
-        assertThatThrownBy(() -> gate.write("r", -1, work)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> gate.write("r", -1, work))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("token must be positive, was -1");
-        assertThatThrownBy(() -> gate.write("r", 1, null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> gate.write("r", 1, null))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("work must not be null");
         assertThatThrownBy(() -> gate.advance("r", -5)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> gate.rebase("r", 1, "", "why")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> gate.rebase("r", 1, "", "why"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("operator");
 
         assertThatThrownBy(() -> batches.enqueue("", "p")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> batches.enqueue("b", null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> batches.enqueue("b", null))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("payload must not be null");
-        assertThatThrownBy(() -> batches.claimNext("w", Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> batches.claimNext("w", Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("lease must be positive");
         assertThatThrownBy(() -> batches.claimNext("w", Duration.ofMillis(-1)))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> batches.claimNext("w", Duration.ofNanos(1500)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("whole milliseconds");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("whole milliseconds");
         batches.enqueue("b", "p");
-        assertThatThrownBy(() -> batches.enqueue("b", "p2")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> batches.enqueue("b", "p2"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("already enqueued");
         assertThat(batches.state("b")).get().extracting(BatchState::status).isEqualTo("pending");
 
         Instant slot = Instant.parse("2026-11-29T03:00:00Z");
         Duration minute = Duration.ofMinutes(1);
         assertThatThrownBy(() -> slots.tryClaim("job", slot.plusNanos(1), "r", minute))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("millisecond precision");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("millisecond precision");
         assertThatThrownBy(() -> slots.tryClaim("job", slot, "r", Duration.ofDays(8)))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> slots.missingSlots("job", slot.plus(minute), slot, minute))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not be after");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must not be after");
         assertThatThrownBy(() -> slots.missingSlots("job", slot.plusSeconds(1), slot.plus(minute), minute))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not on the grid");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("not on the grid");
         assertThatThrownBy(() -> slots.missingSlots("job", slot, slot.plus(minute), Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("period");
-        assertThatThrownBy(() -> slots.missingSlots("job", slot, slot.plus(Duration.ofDays(365)), Duration.ofSeconds(1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("period");
+        assertThatThrownBy(
+                        () -> slots.missingSlots("job", slot, slot.plus(Duration.ofDays(365)), Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at most");
         assertThatThrownBy(() -> StoreConfig.defaults().withTablePrefix("x; DROP TABLE t; --"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tablePrefix");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tablePrefix");
 
         assertThat(notes()).isEmpty();
         assertThat(gate.highestToken("r")).isEmpty();
@@ -550,20 +602,23 @@ abstract class FencedStoreContract {
 
         IllegalStateException boom = new IllegalStateException("work failed after writing");
         assertThatThrownBy(() -> smallGate.write("r", 6, tx -> {
-            insertWrite("r", 6, "rolled back").run(tx);
-            throw boom;
-        })).isSameAs(boom);
+                    insertWrite("r", 6, "rolled back").run(tx);
+                    throw boom;
+                }))
+                .isSameAs(boom);
         assertThatThrownBy(() -> smallGate.write("r", 7, tx -> {
-            insertWrite("r", 7, "rolled back too").run(tx);
-            throw new SQLException("a constraint the work broke", "23000");
-        })).isInstanceOfSatisfying(StoreException.class, e -> {
-            assertThat(e).hasMessageContaining("fenced write to 'r' with token 7");
-            assertThat(e.sqlException().getMessage()).isEqualTo("a constraint the work broke");
-        });
-        assertThat(smallGate.highestToken("r")).as("the failed writes did not raise the mark")
+                    insertWrite("r", 7, "rolled back too").run(tx);
+                    throw new SQLException("a constraint the work broke", "23000");
+                }))
+                .isInstanceOfSatisfying(StoreException.class, e -> {
+                    assertThat(e).hasMessageContaining("fenced write to 'r' with token 7");
+                    assertThat(e.sqlException().getMessage()).isEqualTo("a constraint the work broke");
+                });
+        assertThat(smallGate.highestToken("r"))
+                .as("the failed writes did not raise the mark")
                 .isEqualTo(OptionalLong.of(5));
-        assertThatThrownBy(() -> smallGate.write("r", 4, tx -> { })).isInstanceOf(StaleTokenException.class);
-        assertThatThrownBy(() -> smallGate.write("", 4, tx -> { })).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> smallGate.write("r", 4, tx -> {})).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> smallGate.write("", 4, tx -> {})).isInstanceOf(IllegalArgumentException.class);
         smallBatches.enqueue("b", "p");
         assertThatThrownBy(() -> smallBatches.enqueue("b", "p")).isInstanceOf(IllegalArgumentException.class);
         BatchClaim claim = smallBatches.claimNext("w", Duration.ofSeconds(5)).orElseThrow();
@@ -573,7 +628,8 @@ abstract class FencedStoreContract {
         assertThat(smallSlots.tryClaim("j", slot, "a", Duration.ofSeconds(5))).isPresent();
         assertThat(smallSlots.tryClaim("j", slot, "b", Duration.ofSeconds(5))).isEmpty();
         assertThat(smallSlots.sweep("j", "c", Duration.ofSeconds(5))).isEmpty();
-        assertThat(smallSlots.missingSlots("j", slot, slot.plusSeconds(120), Duration.ofMinutes(1))).hasSize(1);
+        assertThat(smallSlots.missingSlots("j", slot, slot.plusSeconds(120), Duration.ofMinutes(1)))
+                .hasSize(1);
 
         assertThat(notes()).isEmpty();
         assertThat(pool.open()).isZero();
@@ -584,7 +640,9 @@ abstract class FencedStoreContract {
         FenceGate elsewhere = new FenceGate(ds, StoreConfig.defaults().withTablePrefix("not_installed_"));
         assertThatThrownBy(() -> elsewhere.advance("r", 1)).isInstanceOfSatisfying(StoreException.class, e -> {
             assertThat(e).hasMessageContaining("advancing the fence of 'r' to 1 failed");
-            assertThat(e.sqlException() != null).as("an SQLException is attached").isTrue();
+            assertThat(e.sqlException() != null)
+                    .as("an SQLException is attached")
+                    .isTrue();
         });
     }
 

@@ -32,8 +32,8 @@ class H2FencedStoreTest extends FencedStoreContract {
     @Override
     protected int sessionsWaitingOnLocks(Connection connection) throws SQLException {
         try (Statement s = connection.createStatement();
-             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS"
-                     + " WHERE BLOCKER_ID IS NOT NULL")) {
+                ResultSet rs = s.executeQuery(
+                        "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS" + " WHERE BLOCKER_ID IS NOT NULL")) {
             rs.next();
             return rs.getInt(1);
         }

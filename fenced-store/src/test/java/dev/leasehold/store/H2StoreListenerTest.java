@@ -47,15 +47,25 @@ class H2StoreListenerTest {
     void fenceWritesAreToldAcceptedStaleOrFailedWithResourceAndToken() {
         FenceGate gate = new FenceGate(ds, config);
         gate.advance("ledger", 5);
-        gate.write("ledger", 5, tx -> { });
-        assertThatThrownBy(() -> gate.write("ledger", 4, tx -> { })).isInstanceOf(StaleTokenException.class);
+        gate.write("ledger", 5, tx -> {});
+        assertThatThrownBy(() -> gate.write("ledger", 4, tx -> {})).isInstanceOf(StaleTokenException.class);
         assertThatThrownBy(() -> gate.write("ledger", 6, tx -> {
-            throw new IllegalStateException("the work failed");
-        })).hasMessage("the work failed");
-        assertThat(gate.update("ledger", 7, "UPDATE " + config.tablePrefix() + "fence SET token = token"
-                + " WHERE resource = ?", "none")).isZero();
-        assertThat(told).containsExactly("fence ledger 5 ACCEPTED", "fence ledger 5 ACCEPTED", "fence ledger 4 STALE",
-                "fence ledger 6 FAILED", "fence ledger 7 ACCEPTED");
+                    throw new IllegalStateException("the work failed");
+                }))
+                .hasMessage("the work failed");
+        assertThat(gate.update(
+                        "ledger",
+                        7,
+                        "UPDATE " + config.tablePrefix() + "fence SET token = token" + " WHERE resource = ?",
+                        "none"))
+                .isZero();
+        assertThat(told)
+                .containsExactly(
+                        "fence ledger 5 ACCEPTED",
+                        "fence ledger 5 ACCEPTED",
+                        "fence ledger 4 STALE",
+                        "fence ledger 6 FAILED",
+                        "fence ledger 7 ACCEPTED");
     }
 
     @Test
@@ -70,15 +80,23 @@ class H2StoreListenerTest {
         assertThat(claims.finish(first, "again")).isFalse();
         assertThat(claims.renew(first, Duration.ofMinutes(1))).isFalse();
         assertThat(claims.finishAll(rest, "ok").finished()).hasSize(1);
-        assertThat(told).containsExactly("claims CLAIMED 1", "claims CLAIMED 1", "claims EMPTY 1",
-                "claims FINISHED 1", "claims LOST_ON_FINISH 1", "claims LOST_ON_RENEW 1", "claims FINISHED 1");
+        assertThat(told)
+                .containsExactly(
+                        "claims CLAIMED 1",
+                        "claims CLAIMED 1",
+                        "claims EMPTY 1",
+                        "claims FINISHED 1",
+                        "claims LOST_ON_FINISH 1",
+                        "claims LOST_ON_RENEW 1",
+                        "claims FINISHED 1");
     }
 
     @Test
     void slotsAreToldWonLostTakenOverAndLateCompleteRejected() {
         SlotRuns slots = new SlotRuns(ds, config);
         Instant slot = Instant.parse("2026-11-30T10:00:00Z");
-        SlotClaim won = slots.tryClaim("report", slot, "r1", Duration.ofMillis(1)).orElseThrow();
+        SlotClaim won =
+                slots.tryClaim("report", slot, "r1", Duration.ofMillis(1)).orElseThrow();
         assertThat(slots.tryClaim("report", slot, "r2", Duration.ofMinutes(1))).isEmpty();
         List<SlotClaim> taken = List.of();
         while (taken.isEmpty()) { // the 1 ms lease ends on the database clock; sweep until it has
@@ -86,8 +104,13 @@ class H2StoreListenerTest {
         }
         assertThat(slots.complete(won, "late")).isFalse();
         assertThat(slots.complete(taken.get(0), "ok")).isTrue();
-        assertThat(told).containsExactly("slots report WON 1", "slots report LOST_RACE 1",
-                "slots report TAKEN_OVER 1", "slots report LATE_COMPLETE_REJECTED 1", "slots report COMPLETED 1");
+        assertThat(told)
+                .containsExactly(
+                        "slots report WON 1",
+                        "slots report LOST_RACE 1",
+                        "slots report TAKEN_OVER 1",
+                        "slots report LATE_COMPLETE_REJECTED 1",
+                        "slots report COMPLETED 1");
     }
 
     @Test
@@ -122,6 +145,7 @@ class H2StoreListenerTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(told).isEmpty();
         assertThatThrownBy(() -> StoreConfig.defaults().withListener(null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("StoreListener.NONE");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("StoreListener.NONE");
     }
 }

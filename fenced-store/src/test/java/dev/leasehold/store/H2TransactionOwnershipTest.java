@@ -40,9 +40,9 @@ class H2TransactionOwnershipTest extends TransactionOwnershipContract {
     @Override
     protected int sessionsWaitingOnLocks(Connection connection) throws SQLException {
         try (Statement s = connection.createStatement();
-             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS"
-                     + " WHERE SESSION_ID <> SESSION_ID() AND (BLOCKER_ID IS NOT NULL"
-                     + " OR EXECUTING_STATEMENT LIKE 'INSERT INTO leasehold_fence %')")) {
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS"
+                        + " WHERE SESSION_ID <> SESSION_ID() AND (BLOCKER_ID IS NOT NULL"
+                        + " OR EXECUTING_STATEMENT LIKE 'INSERT INTO leasehold_fence %')")) {
             rs.next();
             return rs.getInt(1);
         }
@@ -50,7 +50,8 @@ class H2TransactionOwnershipTest extends TransactionOwnershipContract {
 
     @Override
     protected long lockTimeoutMillis(Connection connection) throws SQLException {
-        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery("SELECT LOCK_TIMEOUT()")) {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SELECT LOCK_TIMEOUT()")) {
             rs.next();
             return rs.getLong(1);
         }

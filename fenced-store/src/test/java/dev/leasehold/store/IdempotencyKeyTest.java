@@ -9,7 +9,9 @@ import org.junit.jupiter.api.Test;
 
 class IdempotencyKeyTest {
 
-    private enum Cycle { MONTHLY }
+    private enum Cycle {
+        MONTHLY
+    }
 
     @Test
     void theSameBusinessIdentityAlwaysMakesTheSameKey() {
@@ -34,18 +36,24 @@ class IdempotencyKeyTest {
     @Test
     void partsWhoseTextCouldDifferBetweenJvmsAreRefused() {
         assertThatThrownBy(() -> IdempotencyKey.of("billing", new Object()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("java.lang.Object");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("java.lang.Object");
         assertThatThrownBy(() -> IdempotencyKey.of("billing", 1.5)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> IdempotencyKey.of("billing", "c1", null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("was null");
-        assertThatThrownBy(() -> IdempotencyKey.of("billing", " ")).isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("was null");
+        assertThatThrownBy(() -> IdempotencyKey.of("billing", " "))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("blank");
-        assertThatThrownBy(() -> IdempotencyKey.of("billing")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> IdempotencyKey.of("billing"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("at least one part");
-        assertThatThrownBy(() -> IdempotencyKey.of("Billing", "c1")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> IdempotencyKey.of("Billing", "c1"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("namespace must match");
         assertThatThrownBy(() -> IdempotencyKey.of("billing", "x".repeat(200)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 200 characters");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at most 200 characters");
         assertThatThrownBy(() -> new IdempotencyKey("")).isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -31,12 +31,15 @@ final class MariaDb {
     /** A new, empty database {@code leasehold_test_<name>} on the server; its data source, with extra URL options. */
     static DataSource freshDatabase(String name, String options) {
         String database = "leasehold_test_" + name;
-        try (Connection c = dataSource(url(), "").getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource(url(), "").getConnection();
+                Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + database);
             s.execute("CREATE DATABASE " + database + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin");
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot create database " + database + " on " + VARIABLE
-                    + " (does the user have rights on leasehold_test%?)", e);
+            throw new IllegalStateException(
+                    "cannot create database " + database + " on " + VARIABLE
+                            + " (does the user have rights on leasehold_test%?)",
+                    e);
         }
         return dataSource(url().replaceFirst("/leasehold_test([?]|$)", "/" + database + "$1"), options);
     }
@@ -64,8 +67,8 @@ final class MariaDb {
     static int waitingOnLocks(Connection connection) throws SQLException {
         java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(150));
         try (Statement s = connection.createStatement();
-             java.sql.ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM information_schema.innodb_trx"
-                     + " WHERE trx_state = 'LOCK WAIT'")) {
+                java.sql.ResultSet rs = s.executeQuery(
+                        "SELECT COUNT(*) FROM information_schema.innodb_trx" + " WHERE trx_state = 'LOCK WAIT'")) {
             rs.next();
             return rs.getInt(1);
         }

@@ -18,8 +18,9 @@ class MariaDbClaimManyTest extends ClaimManyContract {
     @BeforeAll
     void createDatabase() {
         dataSource = MariaDb.freshDatabase("claim_many", "sessionVariables=innodb_lock_wait_timeout=10");
-        impatient = MariaDb.dataSource(MariaDb.url().replaceFirst("/leasehold_test([?]|$)",
-                "/leasehold_test_claim_many$1"), "sessionVariables=innodb_lock_wait_timeout=1");
+        impatient = MariaDb.dataSource(
+                MariaDb.url().replaceFirst("/leasehold_test([?]|$)", "/leasehold_test_claim_many$1"),
+                "sessionVariables=innodb_lock_wait_timeout=1");
     }
 
     @Override

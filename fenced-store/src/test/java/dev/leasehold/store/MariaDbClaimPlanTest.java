@@ -52,9 +52,15 @@ class MariaDbClaimPlanTest extends ClaimPlanContract {
             StringBuilder plan = new StringBuilder();
             try (ResultSet rs = p.executeQuery()) {
                 while (rs.next()) {
-                    plan.append("table=").append(rs.getString("table")).append(" type=").append(rs.getString("type"))
-                            .append(" key=").append(rs.getString("key")).append(" extra=")
-                            .append(rs.getString("Extra")).append('\n');
+                    plan.append("table=")
+                            .append(rs.getString("table"))
+                            .append(" type=")
+                            .append(rs.getString("type"))
+                            .append(" key=")
+                            .append(rs.getString("key"))
+                            .append(" extra=")
+                            .append(rs.getString("Extra"))
+                            .append('\n');
                 }
             }
             return plan.toString();

@@ -22,8 +22,9 @@ class MariaDbFencedStoreTest extends FencedStoreContract {
     @BeforeAll
     void createDatabase() {
         dataSource = MariaDb.freshDatabase("fenced_store", "sessionVariables=innodb_lock_wait_timeout=10");
-        impatient = MariaDb.dataSource(MariaDb.url().replaceFirst("/leasehold_test([?]|$)",
-                "/leasehold_test_fenced_store$1"), "sessionVariables=innodb_lock_wait_timeout=1");
+        impatient = MariaDb.dataSource(
+                MariaDb.url().replaceFirst("/leasehold_test([?]|$)", "/leasehold_test_fenced_store$1"),
+                "sessionVariables=innodb_lock_wait_timeout=1");
     }
 
     @Override
@@ -56,15 +57,17 @@ class MariaDbFencedStoreTest extends FencedStoreContract {
         FenceGate gate = new FenceGate(dataSource);
         gate.advance("ledger", 7);
         try (Connection c = dataSource.getConnection();
-             PreparedStatement same = c.prepareStatement("UPDATE leasehold_fence SET token = ?, updated_at ="
-                     + " updated_at WHERE resource = ? AND token <= ?")) {
+                PreparedStatement same = c.prepareStatement("UPDATE leasehold_fence SET token = ?, updated_at ="
+                        + " updated_at WHERE resource = ? AND token <= ?")) {
             same.setLong(1, 7);
             same.setString(2, "ledger");
             same.setLong(3, 7);
-            assertThat(same.executeUpdate()).as("rows counted for an UPDATE that changes nothing").isEqualTo(1);
+            assertThat(same.executeUpdate())
+                    .as("rows counted for an UPDATE that changes nothing")
+                    .isEqualTo(1);
         }
         for (int i = 0; i < 20; i++) {
-            gate.write("ledger", 7, tx -> { }); // back to back: some land in the same tick as the one before
+            gate.write("ledger", 7, tx -> {}); // back to back: some land in the same tick as the one before
         }
         assertThat(gate.highestToken("ledger")).hasValue(7);
     }
@@ -72,9 +75,11 @@ class MariaDbFencedStoreTest extends FencedStoreContract {
     /** With affected-rows counts the gate would refuse a current writer: the store refuses such a URL up front. */
     @Test
     void aUrlThatAsksForAffectedRowsIsRefusedWithAMessageThatSaysWhy() {
-        DataSource affected = MariaDb.dataSource(MariaDb.url().replaceFirst("/leasehold_test([?]|$)",
-                "/leasehold_test_fenced_store$1"), "useAffectedRows=true");
-        assertThatThrownBy(() -> new FenceGate(affected).advance("ledger", 1)).isInstanceOf(StoreException.class)
+        DataSource affected = MariaDb.dataSource(
+                MariaDb.url().replaceFirst("/leasehold_test([?]|$)", "/leasehold_test_fenced_store$1"),
+                "useAffectedRows=true");
+        assertThatThrownBy(() -> new FenceGate(affected).advance("ledger", 1))
+                .isInstanceOf(StoreException.class)
                 .hasMessageContaining("useAffectedRows=true");
     }
 

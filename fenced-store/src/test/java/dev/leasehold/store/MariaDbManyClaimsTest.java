@@ -36,7 +36,8 @@ class MariaDbManyClaimsTest {
         for (int i = 0; i < 5; i++) {
             batches.enqueue("b" + i, "p" + i);
         }
-        try (Connection first = transaction(); Connection second = transaction()) {
+        try (Connection first = transaction();
+                Connection second = transaction()) {
             List<BatchClaim> mine = MariaDbManyClaimsAccess.claim(first, "w1", 60_000, 3, 3);
             // the first claimer's rows are still locked: the second skips them, never waits
             List<BatchClaim> theirs = MariaDbManyClaimsAccess.claim(second, "w2", 60_000, 3, 10);
@@ -48,10 +49,15 @@ class MariaDbManyClaimsTest {
 
             List<BatchClaim> toFinish = new ArrayList<>(mine);
             BatchClaim stale = theirs.get(0);
-            toFinish.add(new BatchClaim(stale.batchId(), stale.owner(), stale.fence() - 1, stale.payload(),
-                    stale.attempt(), stale.leaseUntil()));
-            assertThat(MariaDbManyClaimsAccess.finish(first, toFinish, "ok")).containsExactlyInAnyOrder("b0", "b1",
-                    "b2");
+            toFinish.add(new BatchClaim(
+                    stale.batchId(),
+                    stale.owner(),
+                    stale.fence() - 1,
+                    stale.payload(),
+                    stale.attempt(),
+                    stale.leaseUntil()));
+            assertThat(MariaDbManyClaimsAccess.finish(first, toFinish, "ok"))
+                    .containsExactlyInAnyOrder("b0", "b1", "b2");
             first.commit();
         }
         assertThat(batches.state("b1").orElseThrow().status()).isEqualTo("done");

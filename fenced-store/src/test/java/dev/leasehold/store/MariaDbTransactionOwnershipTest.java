@@ -22,8 +22,9 @@ class MariaDbTransactionOwnershipTest extends TransactionOwnershipContract {
     @BeforeAll
     void createDatabase() {
         database = MariaDb.freshDatabase(NAME, "sessionVariables=innodb_lock_wait_timeout=10");
-        patient = MariaDb.dataSource(MariaDb.url().replaceFirst("/leasehold_test([?]|$)",
-                "/leasehold_test_" + NAME + "$1"), "sessionVariables=innodb_lock_wait_timeout=600");
+        patient = MariaDb.dataSource(
+                MariaDb.url().replaceFirst("/leasehold_test([?]|$)", "/leasehold_test_" + NAME + "$1"),
+                "sessionVariables=innodb_lock_wait_timeout=600");
     }
 
     @Override
@@ -49,7 +50,7 @@ class MariaDbTransactionOwnershipTest extends TransactionOwnershipContract {
     @Override
     protected long lockTimeoutMillis(Connection connection) throws SQLException {
         try (Statement s = connection.createStatement();
-             ResultSet rs = s.executeQuery("SELECT @@SESSION.innodb_lock_wait_timeout")) {
+                ResultSet rs = s.executeQuery("SELECT @@SESSION.innodb_lock_wait_timeout")) {
             rs.next();
             return rs.getLong(1) * 1000;
         }

@@ -49,7 +49,8 @@ abstract class OutboxContract {
         ds = dataSource();
         FencedSchema.install(ds);
         FencedSchema.install(ds); // idempotent
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS " + WORK + " (customer VARCHAR(20) NOT NULL PRIMARY KEY)");
             for (String table : List.of(WORK, "leasehold_outbox", "leasehold_fence")) {
                 s.execute("DELETE FROM " + table);
@@ -86,8 +87,9 @@ abstract class OutboxContract {
 
     private List<String> work() throws SQLException {
         List<String> rows = new ArrayList<>();
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
-             var rs = s.executeQuery("SELECT customer FROM " + WORK + " ORDER BY customer")) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement();
+                var rs = s.executeQuery("SELECT customer FROM " + WORK + " ORDER BY customer")) {
             while (rs.next()) {
                 rows.add(rs.getString(1));
             }
@@ -110,11 +112,13 @@ abstract class OutboxContract {
         assertThat(outbox.record(RESOURCE, 33, charge("c1"))).isEqualTo(RecordOutcome.RECORDED);
         assertThat(outbox.record(RESOURCE, 33, charge("c1"))).isEqualTo(RecordOutcome.ALREADY_RECORDED);
         gate.advance(RESOURCE, 34);
-        assertThat(outbox.record(RESOURCE, 34, charge("c1"))).as("a new leader retrying the same work")
+        assertThat(outbox.record(RESOURCE, 34, charge("c1")))
+                .as("a new leader retrying the same work")
                 .isEqualTo(RecordOutcome.ALREADY_RECORDED);
 
         OutboxIntent other = OutboxIntent.of(key("c1"), "payments", "{\"customer\":\"c1\",\"amount\":999}");
-        assertThatThrownBy(() -> outbox.record(RESOURCE, 34, other)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> outbox.record(RESOURCE, 34, other))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'billing:c1:2026-11' was already recorded for another destination or payload");
 
         assertThat(outbox.state(key("c1"))).get().satisfies(s -> {
@@ -150,7 +154,8 @@ abstract class OutboxContract {
                 for (String customer : customers) {
                     try {
                         if (outbox.record(RESOURCE, token, charge(customer)) == RecordOutcome.RECORDED) {
-                            recorded.computeIfAbsent(customer, c -> new AtomicInteger()).incrementAndGet();
+                            recorded.computeIfAbsent(customer, c -> new AtomicInteger())
+                                    .incrementAndGet();
                         }
                     } catch (StaleTokenException e) {
                         stale.incrementAndGet();
@@ -165,7 +170,8 @@ abstract class OutboxContract {
             future.get(60, TimeUnit.SECONDS);
         }
         assertThat(recorded).hasSize(keys);
-        assertThat(recorded.values()).allSatisfy(n -> assertThat(n.get()).as("RECORDED per key").isEqualTo(1));
+        assertThat(recorded.values())
+                .allSatisfy(n -> assertThat(n.get()).as("RECORDED per key").isEqualTo(1));
         assertThat(outbox.stats().pending()).isEqualTo(keys);
     }
 
@@ -181,9 +187,10 @@ abstract class OutboxContract {
                     assertThat(e.highestToken()).isEqualTo(6);
                 });
         assertThatThrownBy(() -> gate.write(RESOURCE, 5, tx -> {
-            markInvoiced(tx, "c3");
-            outbox.record(tx, RESOURCE, 5, charge("c3"));
-        })).isInstanceOf(StaleTokenException.class);
+                    markInvoiced(tx, "c3");
+                    outbox.record(tx, RESOURCE, 5, charge("c3"));
+                }))
+                .isInstanceOf(StaleTokenException.class);
 
         assertThat(outbox.state(key("c2"))).isEmpty();
         assertThat(outbox.state(key("c3"))).isEmpty();
@@ -204,14 +211,16 @@ abstract class OutboxContract {
         });
         IllegalStateException boom = new IllegalStateException("the work failed after recording");
         assertThatThrownBy(() -> smallGate.write(RESOURCE, 7, tx -> {
-            markInvoiced(tx, "c2");
-            smallOutbox.record(tx, RESOURCE, 7, charge("c2"));
-            throw boom;
-        })).isSameAs(boom);
+                    markInvoiced(tx, "c2");
+                    smallOutbox.record(tx, RESOURCE, 7, charge("c2"));
+                    throw boom;
+                }))
+                .isSameAs(boom);
         assertThatThrownBy(() -> smallGate.write(RESOURCE, 7, tx -> {
-            markInvoiced(tx, "c4");
-            smallOutbox.record(tx, RESOURCE, 7, OutboxIntent.of(key("c1"), "payments", "another body"));
-        })).isInstanceOf(IllegalArgumentException.class);
+                    markInvoiced(tx, "c4");
+                    smallOutbox.record(tx, RESOURCE, 7, OutboxIntent.of(key("c1"), "payments", "another body"));
+                }))
+                .isInstanceOf(IllegalArgumentException.class);
 
         try (Connection outside = pool.getConnection()) {
             assertThatThrownBy(() -> smallOutbox.record(outside, RESOURCE, 8, charge("c5")))
@@ -237,11 +246,15 @@ abstract class OutboxContract {
         }
         List<String> sent = new CopyOnWriteArrayList<>();
         OutboxRelay relay = relay("relay-1", QUICK);
-        assertThat(relay.drain(claim -> sent.add(claim.key() + " -> " + claim.destination()), 100)).isEqualTo(3);
+        assertThat(relay.drain(claim -> sent.add(claim.key() + " -> " + claim.destination()), 100))
+                .isEqualTo(3);
         assertThat(relay.drain(claim -> sent.add("again " + claim.key()), 100)).isZero();
 
-        assertThat(sent).containsExactly("billing:c1:2026-11 -> payments", "billing:c2:2026-11 -> payments",
-                "billing:c3:2026-11 -> payments");
+        assertThat(sent)
+                .containsExactly(
+                        "billing:c1:2026-11 -> payments",
+                        "billing:c2:2026-11 -> payments",
+                        "billing:c3:2026-11 -> payments");
         assertThat(outbox.stats()).isEqualTo(new OutboxStats(0, 0, 3, 0));
         assertThat(outbox.state(key("c2"))).get().satisfies(s -> {
             assertThat(s.status()).isEqualTo("delivered");
@@ -299,15 +312,21 @@ abstract class OutboxContract {
         OutboxSender failing = claim -> {
             throw new java.io.IOException("HTTP 503 on attempt " + calls.incrementAndGet());
         };
-        assertThat(relay.relayNext(failing)).get().extracting(OutboxRelay.Relayed::outcome)
+        assertThat(relay.relayNext(failing))
+                .get()
+                .extracting(OutboxRelay.Relayed::outcome)
                 .isEqualTo(RelayOutcome.RETRY_SCHEDULED);
         assertThat(outbox.state(key("c1"))).get().satisfies(s -> {
             assertThat(s.status()).isEqualTo("pending");
             assertThat(s.lastError()).contains("HTTP 503 on attempt 1");
         });
-        assertThat(relay.relayNext(failing)).get().extracting(OutboxRelay.Relayed::outcome)
+        assertThat(relay.relayNext(failing))
+                .get()
+                .extracting(OutboxRelay.Relayed::outcome)
                 .isEqualTo(RelayOutcome.RETRY_SCHEDULED);
-        assertThat(relay.relayNext(failing)).get().extracting(OutboxRelay.Relayed::outcome)
+        assertThat(relay.relayNext(failing))
+                .get()
+                .extracting(OutboxRelay.Relayed::outcome)
                 .isEqualTo(RelayOutcome.DEAD);
         assertThat(relay.relayNext(failing)).as("a dead intent is not sent").isEmpty();
         assertThat(calls).hasValue(3);
@@ -320,7 +339,9 @@ abstract class OutboxContract {
 
         assertThat(outbox.requeueDead(key("c1"))).isTrue();
         assertThat(outbox.requeueDead(key("c1"))).as("no longer dead").isFalse();
-        assertThat(relay.relayNext(claim -> { })).get().extracting(OutboxRelay.Relayed::outcome)
+        assertThat(relay.relayNext(claim -> {}))
+                .get()
+                .extracting(OutboxRelay.Relayed::outcome)
                 .isEqualTo(RelayOutcome.DELIVERED);
     }
 
@@ -328,15 +349,19 @@ abstract class OutboxContract {
     void aFailedIntentWaitsForItsBackoffOnTheDatabaseClock() {
         gate.advance(RESOURCE, 1);
         outbox.record(RESOURCE, 1, charge("c1"));
-        OutboxRelay relay = relay("relay-1", RelayConfig.defaults().withBackoff(Duration.ofHours(1),
-                Duration.ofHours(2)));
+        OutboxRelay relay =
+                relay("relay-1", RelayConfig.defaults().withBackoff(Duration.ofHours(1), Duration.ofHours(2)));
         Instant before = Instant.now();
         assertThat(relay.relayNext(claim -> {
-            throw new IllegalStateException("receiver down");
-        })).get().extracting(OutboxRelay.Relayed::outcome).isEqualTo(RelayOutcome.RETRY_SCHEDULED);
+                    throw new IllegalStateException("receiver down");
+                }))
+                .get()
+                .extracting(OutboxRelay.Relayed::outcome)
+                .isEqualTo(RelayOutcome.RETRY_SCHEDULED);
         assertThat(relay.claimNext()).as("not due during its backoff").isEmpty();
         assertThat(outbox.state(key("c1"))).get().satisfies(s -> assertThat(s.nextAttemptAt())
-                .isAfter(before.plus(Duration.ofMinutes(59))).isBefore(before.plus(Duration.ofMinutes(61))));
+                .isAfter(before.plus(Duration.ofMinutes(59)))
+                .isBefore(before.plus(Duration.ofMinutes(61))));
         assertThat(RelayConfig.defaults().backoffMillisAfter(1)).isEqualTo(1_000);
         assertThat(RelayConfig.defaults().backoffMillisAfter(4)).isEqualTo(8_000);
         assertThat(RelayConfig.defaults().backoffMillisAfter(1000)).isEqualTo(300_000);
@@ -356,8 +381,10 @@ abstract class OutboxContract {
             OutboxRelay relay = relay("relay-" + r, QUICK);
             relays.add(pool.submit(() -> {
                 await(start);
-                return relay.drain(claim -> sends.computeIfAbsent(claim.key(), k -> new AtomicInteger())
-                        .incrementAndGet(), 1000);
+                return relay.drain(
+                        claim -> sends.computeIfAbsent(claim.key(), k -> new AtomicInteger())
+                                .incrementAndGet(),
+                        1000);
             }));
         }
         start.countDown();
@@ -376,8 +403,11 @@ abstract class OutboxContract {
     void orderedIntentsOfADestinationGoOneAtATimeInTheOrderRecorded() {
         gate.advance(RESOURCE, 1);
         for (String entry : List.of("e1", "e2", "e3")) {
-            outbox.record(RESOURCE, 1, OutboxIntent.of(IdempotencyKey.of("ledger", entry), "ledger", entry)
-                    .inOrder());
+            outbox.record(
+                    RESOURCE,
+                    1,
+                    OutboxIntent.of(IdempotencyKey.of("ledger", entry), "ledger", entry)
+                            .inOrder());
         }
         outbox.record(RESOURCE, 1, OutboxIntent.of(IdempotencyKey.of("ledger", "note"), "ledger", "unordered"));
         outbox.record(RESOURCE, 1, OutboxIntent.of(IdempotencyKey.of("mail", "m1"), "mail", "m1"));
@@ -391,12 +421,17 @@ abstract class OutboxContract {
         assertThat(two.claimNext()).as("e2 waits while e1 is in flight").isEmpty();
 
         assertThat(one.failed(e1, "timeout")).isEqualTo(RelayOutcome.RETRY_SCHEDULED);
-        assertThat(two.claimNext()).as("e1 is retried before e2").get().extracting(OutboxClaim::payload)
+        assertThat(two.claimNext())
+                .as("e1 is retried before e2")
+                .get()
+                .extracting(OutboxClaim::payload)
                 .isEqualTo("e1");
         OutboxClaim e1Again = outboxClaimOf(two, "e1");
         assertThat(two.failed(e1Again, "timeout")).isEqualTo(RelayOutcome.DEAD);
         OutboxClaim e2 = one.claimNext().orElseThrow();
-        assertThat(e2.payload()).as("a dead predecessor no longer holds the line").isEqualTo("e2");
+        assertThat(e2.payload())
+                .as("a dead predecessor no longer holds the line")
+                .isEqualTo("e2");
         assertThat(two.claimNext()).isEmpty();
         assertThat(one.delivered(e2)).isEqualTo(RelayOutcome.DELIVERED);
         assertThat(two.claimNext()).get().extracting(OutboxClaim::payload).isEqualTo("e3");
@@ -416,17 +451,20 @@ abstract class OutboxContract {
             outbox.record(RESOURCE, 1, charge(customer));
         }
         OutboxRelay relay = relay("relay-1", QUICK.withMaxAttempts(1));
-        relay.relayNext(claim -> { });                                      // c1 delivered
-        relay.relayNext(claim -> { });                                      // c2 delivered
+        relay.relayNext(claim -> {}); // c1 delivered
+        relay.relayNext(claim -> {}); // c2 delivered
         relay.relayNext(claim -> {
-            throw new IllegalStateException("refused");                     // c3 dead
+            throw new IllegalStateException("refused"); // c3 dead
         });
-        relay.claimNext().orElseThrow();                                    // c4 sending
+        relay.claimNext().orElseThrow(); // c4 sending
         assertThat(outbox.stats()).isEqualTo(new OutboxStats(0, 1, 2, 1));
         assertThat(outbox.stats().outstanding()).isEqualTo(1);
 
-        assertThat(outbox.purgeDelivered(Duration.ofHours(1))).as("delivered just now").isZero();
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        assertThat(outbox.purgeDelivered(Duration.ofHours(1)))
+                .as("delivered just now")
+                .isZero();
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             s.executeUpdate("UPDATE leasehold_outbox SET delivered_at = delivered_at - INTERVAL '2' HOUR"
                     + " WHERE idem_key = 'billing:c1:2026-11'");
         }
@@ -438,33 +476,45 @@ abstract class OutboxContract {
     @Test
     void badInputIsRejectedAtTheDoorAndNothingIsWritten() {
         gate.advance(RESOURCE, 1);
-        assertThatThrownBy(() -> outbox.record(RESOURCE, 1, null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> outbox.record(RESOURCE, 1, null))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("intent must not be null");
-        assertThatThrownBy(() -> outbox.record("", 1, charge("c1"))).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> outbox.record("", 1, charge("c1")))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("resource must be a non-blank string");
         assertThatThrownBy(() -> outbox.record(RESOURCE, -1, charge("c1")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("token must be positive");
-        assertThatThrownBy(() -> OutboxIntent.of(key("c1"), " ", "p")).isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("token must be positive");
+        assertThatThrownBy(() -> OutboxIntent.of(key("c1"), " ", "p"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("destination");
-        assertThatThrownBy(() -> OutboxIntent.of(key("c1"), "d", null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> OutboxIntent.of(key("c1"), "d", null))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("payload must not be null");
         assertThatThrownBy(() -> OutboxIntent.of(null, "d", "p")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RelayConfig.defaults().withMaxAttempts(0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxAttempts must be 1 to 1000, was 0");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxAttempts must be 1 to 1000, was 0");
         assertThatThrownBy(() -> RelayConfig.defaults().withLease(Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease must be positive");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lease must be positive");
         assertThatThrownBy(() -> RelayConfig.defaults().withBackoff(Duration.ofSeconds(2), Duration.ofSeconds(1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most maxBackoff");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at most maxBackoff");
         assertThatThrownBy(() -> RelayConfig.defaults().withBackoff(Duration.ofMillis(-1), Duration.ofSeconds(1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("initialBackoff must be 0 to");
-        assertThatThrownBy(() -> new OutboxRelay(ds, " ")).isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("initialBackoff must be 0 to");
+        assertThatThrownBy(() -> new OutboxRelay(ds, " "))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("relayId");
         OutboxRelay relay = relay("relay-1", QUICK);
         assertThatThrownBy(() -> relay.relayNext(null)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> relay.drain(claim -> { }, 0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> relay.drain(claim -> {}, 0))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("max must be at least 1, was 0");
         assertThatThrownBy(() -> outbox.purgeDelivered(Duration.ofSeconds(-1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("olderThan");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("olderThan");
 
         assertThat(outbox.stats()).isEqualTo(new OutboxStats(0, 0, 0, 0));
     }

@@ -38,8 +38,9 @@ class PostgresFencedStoreTest extends FencedStoreContract {
 
     @Test
     void theEmbeddedServerIsPostgres17() throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SHOW server_version")) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW server_version")) {
             rs.next();
             assertThat(rs.getString(1)).startsWith("17.");
         }
@@ -58,7 +59,7 @@ class PostgresFencedStoreTest extends FencedStoreContract {
     @Override
     protected int sessionsWaitingOnLocks(Connection connection) throws SQLException {
         try (Statement s = connection.createStatement();
-             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")) {
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")) {
             rs.next();
             return rs.getInt(1);
         }

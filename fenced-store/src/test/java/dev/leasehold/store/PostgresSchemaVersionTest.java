@@ -53,10 +53,12 @@ class PostgresSchemaVersionTest extends SchemaVersionContract {
         batches.enqueue("b", "p");
         assertThat(batches.claimNext("w", Duration.ofSeconds(30))).isPresent();
         assertThatThrownBy(() -> FencedSchema.install(app, config.withTablePrefix("sv_app_other_")))
-                .isInstanceOf(StoreException.class).hasMessageContaining("permission denied");
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("permission denied");
 
         execute("REVOKE SELECT ON sv_app_slot_runs FROM app_dml");
-        assertThatThrownBy(() -> FencedSchema.verify(app, config)).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> FencedSchema.verify(app, config))
+                .isInstanceOf(StoreException.class)
                 .hasMessageContaining("table sv_app_slot_runs cannot be read")
                 .hasMessageContaining("permission denied");
     }

@@ -25,15 +25,16 @@ class PostgresTransactionOwnershipTest extends TransactionOwnershipContract {
     @BeforeAll
     void createDatabase() throws SQLException {
         DataSource admin = EmbeddedPostgresSupport.shared().getPostgresDatabase();
-        try (Connection c = admin.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + DATABASE + "'")) {
+        try (Connection c = admin.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + DATABASE + "'")) {
             if (!rs.next()) {
                 s.execute("CREATE DATABASE " + DATABASE);
             }
         }
         database = at("read\\ committed");
-        patient = EmbeddedPostgresSupport.shared().getDatabase("postgres", DATABASE, Map.of("options",
-                "-c lock_timeout=600000"));
+        patient = EmbeddedPostgresSupport.shared()
+                .getDatabase("postgres", DATABASE, Map.of("options", "-c lock_timeout=600000"));
     }
 
     @Override
@@ -42,8 +43,11 @@ class PostgresTransactionOwnershipTest extends TransactionOwnershipContract {
     }
 
     private DataSource at(String isolation) {
-        return EmbeddedPostgresSupport.shared().getDatabase("postgres", DATABASE, Map.of("options",
-                "-c default_transaction_isolation=" + isolation + " -c lock_timeout=10000"));
+        return EmbeddedPostgresSupport.shared()
+                .getDatabase(
+                        "postgres",
+                        DATABASE,
+                        Map.of("options", "-c default_transaction_isolation=" + isolation + " -c lock_timeout=10000"));
     }
 
     @Override
@@ -59,8 +63,8 @@ class PostgresTransactionOwnershipTest extends TransactionOwnershipContract {
     @Override
     protected int sessionsWaitingOnLocks(Connection connection) throws SQLException {
         try (Statement s = connection.createStatement();
-             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                     + " AND datname = '" + DATABASE + "'")) {
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                        + " AND datname = '" + DATABASE + "'")) {
             rs.next();
             return rs.getInt(1);
         }
@@ -69,7 +73,7 @@ class PostgresTransactionOwnershipTest extends TransactionOwnershipContract {
     @Override
     protected long lockTimeoutMillis(Connection connection) throws SQLException {
         try (Statement s = connection.createStatement();
-             ResultSet rs = s.executeQuery("SELECT setting FROM pg_settings WHERE name = 'lock_timeout'")) {
+                ResultSet rs = s.executeQuery("SELECT setting FROM pg_settings WHERE name = 'lock_timeout'")) {
             rs.next();
             return rs.getLong(1);
         }
@@ -81,21 +85,25 @@ class PostgresTransactionOwnershipTest extends TransactionOwnershipContract {
      */
     @Test
     void aFailedCommitIsReportedAsAnUnknownOutcomeNotAsARollback() throws SQLException {
-        try (Connection c = database.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = database.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS tx_deferred");
             s.execute("CREATE TABLE tx_deferred (id INT, CONSTRAINT tx_deferred_once UNIQUE (id)"
                     + " DEFERRABLE INITIALLY DEFERRED)");
         }
         FenceGate gate = new FenceGate(database);
         assertThatThrownBy(() -> gate.write("r", 1, tx -> {
-            try (Statement s = tx.createStatement()) {
-                s.execute("INSERT INTO tx_deferred VALUES (1), (1)");
-            }
-        })).isInstanceOfSatisfying(CommitOutcomeUnknownException.class, e -> {
-            assertThat(e.retryable()).isFalse();
-            assertThat(e).hasMessageContaining("fenced write to 'r' with token 1: the commit failed, so the outcome is"
-                    + " unknown");
-            assertThat(e.sqlException().getSQLState()).isEqualTo("23505");
-        });
+                    try (Statement s = tx.createStatement()) {
+                        s.execute("INSERT INTO tx_deferred VALUES (1), (1)");
+                    }
+                }))
+                .isInstanceOfSatisfying(CommitOutcomeUnknownException.class, e -> {
+                    assertThat(e.retryable()).isFalse();
+                    assertThat(e)
+                            .hasMessageContaining(
+                                    "fenced write to 'r' with token 1: the commit failed, so the outcome is"
+                                            + " unknown");
+                    assertThat(e.sqlException().getSQLState()).isEqualTo("23505");
+                });
     }
 }

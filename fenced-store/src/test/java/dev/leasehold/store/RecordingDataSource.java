@@ -45,8 +45,8 @@ final class RecordingDataSource extends PlainDataSource {
     @Override
     public Connection getConnection() throws SQLException {
         Connection real = target.getConnection();
-        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-                (proxy, method, args) -> {
+        return (Connection) Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                     Object result = invoke(real, method, args);
                     if (method.getName().equals("prepareStatement") && result instanceof PreparedStatement ps) {
                         return recording(ps, (String) args[0]);
@@ -58,9 +58,13 @@ final class RecordingDataSource extends PlainDataSource {
     private PreparedStatement recording(PreparedStatement real, String sql) {
         Map<Integer, Object> params = new TreeMap<>();
         recorded.add(new Recorded(sql, params));
-        return (PreparedStatement) Proxy.newProxyInstance(PreparedStatement.class.getClassLoader(),
-                new Class<?>[] {PreparedStatement.class}, (proxy, method, args) -> {
-                    if (method.getName().startsWith("set") && args != null && args.length >= 2
+        return (PreparedStatement) Proxy.newProxyInstance(
+                PreparedStatement.class.getClassLoader(),
+                new Class<?>[] {PreparedStatement.class},
+                (proxy, method, args) -> {
+                    if (method.getName().startsWith("set")
+                            && args != null
+                            && args.length >= 2
                             && args[0] instanceof Integer index) {
                         params.put(index, args[1]);
                     }

@@ -34,7 +34,8 @@ abstract class RetentionContract {
     void cleanSchema() throws SQLException {
         ds = dataSource();
         FencedSchema.install(ds);
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("DELETE FROM leasehold_batches");
             s.execute("DELETE FROM leasehold_slot_runs");
         }
@@ -52,7 +53,8 @@ abstract class RetentionContract {
         for (String id : old) {
             batches.enqueue(id, "p");
             BatchClaim claim = batches.claimNext("w", Duration.ofSeconds(30)).orElseThrow();
-            assertThat(id.contains("failed") ? batches.fail(claim, "no") : batches.finish(claim, "ok")).isTrue();
+            assertThat(id.contains("failed") ? batches.fail(claim, "no") : batches.finish(claim, "ok"))
+                    .isTrue();
         }
         batches.enqueue("recent-done", "p");
         batches.finish(batches.claimNext("w", Duration.ofSeconds(30)).orElseThrow(), "ok");
@@ -65,11 +67,19 @@ abstract class RetentionContract {
         long purged = new BatchClaims(recording, config).purgeFinished(Duration.ofDays(1));
 
         assertThat(purged).isEqualTo(9);
-        assertThat(deletes(recording)).as("7 done in chunks of 3, then 2 failed").isEqualTo(3 + 1);
+        assertThat(deletes(recording))
+                .as("7 done in chunks of 3, then 2 failed")
+                .isEqualTo(3 + 1);
         assertThat(old).allSatisfy(id -> assertThat(batches.state(id)).isEmpty());
         assertThat(batches.state("recent-done")).isPresent();
-        assertThat(batches.state("running")).get().extracting(BatchState::status).isEqualTo("processing");
-        assertThat(batches.state("pending")).get().extracting(BatchState::status).isEqualTo("pending");
+        assertThat(batches.state("running"))
+                .get()
+                .extracting(BatchState::status)
+                .isEqualTo("processing");
+        assertThat(batches.state("pending"))
+                .get()
+                .extracting(BatchState::status)
+                .isEqualTo("pending");
         assertThat(batches.purgeFinished(Duration.ofDays(1))).isZero();
         batches.enqueue("old-done-1", "a purged id can be enqueued again");
     }
@@ -87,7 +97,8 @@ abstract class RetentionContract {
         Instant stillRunning = longAgo.plusSeconds(600);
         slots.tryClaim("report", stillRunning, "r", Duration.ofSeconds(30)).orElseThrow();
         Instant recent = Instant.now().truncatedTo(ChronoUnit.MINUTES);
-        slots.complete(slots.tryClaim("report", recent, "r", Duration.ofSeconds(30)).orElseThrow(), "ok");
+        slots.complete(
+                slots.tryClaim("report", recent, "r", Duration.ofSeconds(30)).orElseThrow(), "ok");
         RecordingDataSource recording = new RecordingDataSource(ds);
 
         long purged = new SlotRuns(recording, config).purge(Duration.ofDays(1));
@@ -95,7 +106,10 @@ abstract class RetentionContract {
         assertThat(purged).isEqualTo(5);
         assertThat(deletes(recording)).as("5 in chunks of 2").isEqualTo(3);
         assertThat(slots.state("report", longAgo)).isEmpty();
-        assertThat(slots.state("report", stillRunning)).get().extracting(SlotState::status).isEqualTo("running");
+        assertThat(slots.state("report", stillRunning))
+                .get()
+                .extracting(SlotState::status)
+                .isEqualTo("running");
         assertThat(slots.state("report", recent)).isPresent();
     }
 
@@ -104,12 +118,14 @@ abstract class RetentionContract {
         SlotRuns slots = new SlotRuns(ds, StoreConfig.defaults().withSweepLimit(3));
         Instant base = Instant.parse("2026-11-29T03:00:00Z");
         for (int m = 0; m < 7; m++) {
-            slots.tryClaim("report", base.plusSeconds(60L * m), "crashed", Duration.ofMillis(50)).orElseThrow();
+            slots.tryClaim("report", base.plusSeconds(60L * m), "crashed", Duration.ofMillis(50))
+                    .orElseThrow();
         }
         Thread.sleep(150); // stands for the crashed runners' silence, longer than their leases
 
         List<Instant> first = slots.sweep("report", "sweeper", Duration.ofMinutes(5)).stream()
-                .map(SlotClaim::slot).toList();
+                .map(SlotClaim::slot)
+                .toList();
         int second = slots.sweep("report", "sweeper", Duration.ofMinutes(5)).size();
         int third = slots.sweep("report", "sweeper", Duration.ofMinutes(5)).size();
 
@@ -120,7 +136,8 @@ abstract class RetentionContract {
     }
 
     private void backdate(String update) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement p = c.prepareStatement(update)) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement p = c.prepareStatement(update)) {
             p.setObject(1, OffsetDateTime.now(ZoneOffset.UTC).minusDays(2));
             p.executeUpdate();
         }
@@ -129,6 +146,8 @@ abstract class RetentionContract {
     private static long deletes(RecordingDataSource recording) {
         // On PostgreSQL a statement of the store travels inside its own transaction block (BEGIN ...; DELETE ...;
         // COMMIT) in one round trip: count the round trips that carry a DELETE.
-        return recording.recorded().stream().filter(r -> r.sql().contains("DELETE FROM")).count();
+        return recording.recorded().stream()
+                .filter(r -> r.sql().contains("DELETE FROM"))
+                .count();
     }
 }

@@ -62,18 +62,21 @@ abstract class SchemaVersionContract {
     @Test
     void aDatabaseCreatedBeforeSchemaVersionsUpgradesCleanly() throws SQLException {
         String p = "sv_old_";
-        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource().getConnection();
+                Statement s = c.createStatement()) {
             for (String statement : firstReleaseDdl(p, textType(), timestampType(), identityType())) {
                 s.execute(statement);
             }
-            s.execute("INSERT INTO " + p + "fence (resource, token, updated_at) VALUES ('billing', 42, CURRENT_TIMESTAMP)");
+            s.execute("INSERT INTO " + p
+                    + "fence (resource, token, updated_at) VALUES ('billing', 42, CURRENT_TIMESTAMP)");
             s.execute("INSERT INTO " + p + "batches (id, payload, status, owner, lease_until, fence, enqueued_at)"
                     + " VALUES ('claimed-twice', 'p', 'processing', 'w', CURRENT_TIMESTAMP, 2, CURRENT_TIMESTAMP)");
             s.execute("INSERT INTO " + p + "batches (id, payload, status, fence, enqueued_at)"
                     + " VALUES ('waiting', 'p', 'pending', 0, CURRENT_TIMESTAMP)");
         }
         StoreConfig config = StoreConfig.defaults().withTablePrefix(p);
-        assertThatThrownBy(() -> FencedSchema.verify(dataSource(), config)).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> FencedSchema.verify(dataSource(), config))
+                .isInstanceOf(StoreException.class)
                 .hasMessageContaining("is not installed");
 
         FencedSchema.install(dataSource(), config);
@@ -82,12 +85,17 @@ abstract class SchemaVersionContract {
         assertThat(versions(p)).containsExactly(1, 2, 3, 4);
         assertThat(new FenceGate(dataSource(), config).highestToken("billing")).hasValue(42);
         BatchClaims batches = new BatchClaims(dataSource(), config);
-        assertThat(batches.state("claimed-twice")).get().extracting(BatchState::attempts).isEqualTo(2);
+        assertThat(batches.state("claimed-twice"))
+                .get()
+                .extracting(BatchState::attempts)
+                .isEqualTo(2);
         BatchClaim reclaimed = batches.claimNext("w2", Duration.ofSeconds(30)).orElseThrow();
         assertThat(reclaimed.batchId()).as("its lease has ended").isEqualTo("claimed-twice");
         assertThat(reclaimed.attempt()).isEqualTo(3);
         assertThat(reclaimed.fence()).isEqualTo(3);
-        assertThat(batches.claimNext("w2", Duration.ofSeconds(30))).get().extracting(BatchClaim::batchId)
+        assertThat(batches.claimNext("w2", Duration.ofSeconds(30)))
+                .get()
+                .extracting(BatchClaim::batchId)
                 .isEqualTo("waiting");
     }
 
@@ -96,7 +104,8 @@ abstract class SchemaVersionContract {
         StoreConfig config = StoreConfig.defaults().withTablePrefix("sv_tool_");
         List<String> ddl = FencedSchema.ddl(database(), config);
         assertThat(ddl).allSatisfy(statement -> assertThat(statement).doesNotContain("leasehold_"));
-        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource().getConnection();
+                Statement s = c.createStatement()) {
             for (String statement : ddl) {
                 s.execute(statement);
             }
@@ -116,7 +125,8 @@ abstract class SchemaVersionContract {
         FencedSchema.install(dataSource(), config);
         execute("DELETE FROM sv_behind_schema_version WHERE version >= 2");
 
-        assertThatThrownBy(() -> FencedSchema.verify(dataSource(), config)).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> FencedSchema.verify(dataSource(), config))
+                .isInstanceOf(StoreException.class)
                 .hasMessageContaining("is at version 1; this release needs version 4")
                 .hasMessageContaining("FencedSchema.install");
     }
@@ -128,9 +138,11 @@ abstract class SchemaVersionContract {
         execute("INSERT INTO sv_newer_schema_version (version, description, installed_at)"
                 + " VALUES (99, 'from the future', CURRENT_TIMESTAMP)");
 
-        assertThatThrownBy(() -> FencedSchema.verify(dataSource(), config)).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> FencedSchema.verify(dataSource(), config))
+                .isInstanceOf(StoreException.class)
                 .hasMessageContaining("version 99, newer than this release");
-        assertThatThrownBy(() -> FencedSchema.install(dataSource(), config)).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> FencedSchema.install(dataSource(), config))
+                .isInstanceOf(StoreException.class)
                 .hasMessageContaining("version 99, newer than this release");
     }
 
@@ -140,7 +152,8 @@ abstract class SchemaVersionContract {
         FencedSchema.install(dataSource(), config);
         execute("ALTER TABLE sv_hand_batches DROP COLUMN error");
 
-        assertThatThrownBy(() -> FencedSchema.verify(dataSource(), config)).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> FencedSchema.verify(dataSource(), config))
+                .isInstanceOf(StoreException.class)
                 .hasMessageContaining("table sv_hand_batches cannot be read");
     }
 
@@ -172,19 +185,22 @@ abstract class SchemaVersionContract {
     @Test
     void badInputIsRejected() {
         StoreConfig config = StoreConfig.defaults();
-        assertThatThrownBy(() -> FencedSchema.ddl(null, config)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> FencedSchema.ddl(null, config))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("database must not be null");
         Database other = database() == Database.H2 ? Database.POSTGRESQL : Database.H2;
         assertThatThrownBy(() -> FencedSchema.ddl(database(), config.withDatabase(other)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("config speaks " + other);
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("config speaks " + other);
         assertThatThrownBy(() -> FencedSchema.verify(null, config)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> FencedSchema.install(dataSource(), null)).isInstanceOf(IllegalArgumentException.class);
     }
 
     List<Integer> versions(String prefix) throws SQLException {
         List<Integer> versions = new ArrayList<>();
-        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT version FROM " + prefix + "schema_version ORDER BY version")) {
+        try (Connection c = dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT version FROM " + prefix + "schema_version ORDER BY version")) {
             while (rs.next()) {
                 versions.add(rs.getInt(1));
             }
@@ -193,7 +209,8 @@ abstract class SchemaVersionContract {
     }
 
     void execute(String sql) throws SQLException {
-        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource().getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }

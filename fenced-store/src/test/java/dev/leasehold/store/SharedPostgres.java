@@ -19,7 +19,8 @@ final class SharedPostgres {
     /** A new, empty database called {@code name} (dropped first if a previous class left it), as the superuser. */
     static synchronized DataSource freshDatabase(String name) {
         EmbeddedPostgres pg = server();
-        try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pg.getPostgresDatabase().getConnection();
+                Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + name);
             s.execute("CREATE DATABASE " + name);
         } catch (SQLException e) {

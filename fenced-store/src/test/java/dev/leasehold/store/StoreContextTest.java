@@ -14,9 +14,10 @@ class StoreContextTest {
         h2.setURL("jdbc:h2:mem:detect;DB_CLOSE_DELAY=-1");
         FencedSchema.install(h2);
         new FenceGate(h2).advance("r", 1);
-        FencedSchema.install(h2, StoreConfig.defaults().withDatabase(Database.H2).withTablePrefix("forced_"));
-        FenceGate forced = new FenceGate(h2, StoreConfig.defaults().withDatabase(Database.H2)
-                .withTablePrefix("forced_"));
+        FencedSchema.install(
+                h2, StoreConfig.defaults().withDatabase(Database.H2).withTablePrefix("forced_"));
+        FenceGate forced = new FenceGate(
+                h2, StoreConfig.defaults().withDatabase(Database.H2).withTablePrefix("forced_"));
         forced.advance("r", 2);
         assertThat(forced.highestToken("r")).hasValue(2);
     }
@@ -25,15 +26,20 @@ class StoreContextTest {
     void anUnknownDatabaseIsRefusedWithItsName() {
         JdbcDataSource h2 = new JdbcDataSource();
         // H2 pretending to be another product is not possible; check the mapping directly instead.
-        assertThat(dev.leasehold.store.internal.StoreContextAccess.map("PostgreSQL")).isEqualTo(Database.POSTGRESQL);
+        assertThat(dev.leasehold.store.internal.StoreContextAccess.map("PostgreSQL"))
+                .isEqualTo(Database.POSTGRESQL);
         assertThat(dev.leasehold.store.internal.StoreContextAccess.map("H2")).isEqualTo(Database.H2);
-        assertThat(dev.leasehold.store.internal.StoreContextAccess.map("MariaDB")).isEqualTo(Database.MARIADB);
+        assertThat(dev.leasehold.store.internal.StoreContextAccess.map("MariaDB"))
+                .isEqualTo(Database.MARIADB);
         assertThat(dev.leasehold.store.internal.StoreContextAccess.map("MySQL")).isEqualTo(Database.MYSQL);
         assertThatThrownBy(() -> dev.leasehold.store.internal.StoreContextAccess.map("Oracle"))
-                .isInstanceOf(StoreException.class).hasMessageContaining("'Oracle'");
-        assertThatThrownBy(() -> new FenceGate(null)).isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("'Oracle'");
+        assertThatThrownBy(() -> new FenceGate(null))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("dataSource must not be null");
-        assertThatThrownBy(() -> new FenceGate(h2, null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new FenceGate(h2, null))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("config must not be null");
     }
 }

@@ -18,7 +18,6 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -50,7 +49,10 @@ abstract class TransactionOwnershipContract {
 
     static final String WRITES = "tx_writes";
 
-    enum Pool { PLAIN, HIKARI }
+    enum Pool {
+        PLAIN,
+        HIKARI
+    }
 
     enum Isolation {
         READ_COMMITTED(Connection.TRANSACTION_READ_COMMITTED),
@@ -74,13 +76,14 @@ abstract class TransactionOwnershipContract {
 
     /** Every pool at every isolation: for the reproductions of the defects. */
     static Stream<Setup> setups() {
-        return Stream.of(Pool.values()).flatMap(pool -> Stream.of(Isolation.values()).map(i -> new Setup(pool, i)));
+        return Stream.of(Pool.values())
+                .flatMap(pool -> Stream.of(Isolation.values()).map(i -> new Setup(pool, i)));
     }
 
     /** Two of them, for the features that do not depend on the isolation the pool hands out. */
     static Stream<Setup> fewSetups() {
-        return Stream.of(new Setup(Pool.PLAIN, Isolation.READ_COMMITTED),
-                new Setup(Pool.HIKARI, Isolation.REPEATABLE_READ));
+        return Stream.of(
+                new Setup(Pool.PLAIN, Isolation.READ_COMMITTED), new Setup(Pool.HIKARI, Isolation.REPEATABLE_READ));
     }
 
     /** The database at its defaults (READ COMMITTED), for setting up and checking. */
@@ -103,7 +106,8 @@ abstract class TransactionOwnershipContract {
     @BeforeEach
     void cleanTables() throws SQLException {
         FencedSchema.install(database());
-        try (Connection c = database().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = database().getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS " + WRITES + " (id " + identityType() + " PRIMARY KEY,"
                     + " resource VARCHAR(200) NOT NULL, token BIGINT NOT NULL, note VARCHAR(200))");
             for (String table : List.of(WRITES, "leasehold_fence", "leasehold_batches", "leasehold_slot_runs")) {
@@ -125,10 +129,12 @@ abstract class TransactionOwnershipContract {
 
     /** The setup's data source; checks that its connections really come at the setup's isolation. */
     DataSource dataSource(Setup setup) throws SQLException {
-        DataSource ds = setup.pool() == Pool.PLAIN ? plainAt(setup.isolation())
+        DataSource ds = setup.pool() == Pool.PLAIN
+                ? plainAt(setup.isolation())
                 : pools.computeIfAbsent(setup.isolation(), this::hikari);
         try (Connection c = ds.getConnection()) {
-            assertThat(c.getTransactionIsolation()).as("isolation handed out by %s", setup)
+            assertThat(c.getTransactionIsolation())
+                    .as("isolation handed out by %s", setup)
                     .isEqualTo(setup.isolation().jdbc);
         }
         return ds;
@@ -151,8 +157,8 @@ abstract class TransactionOwnershipContract {
     }
 
     static void insert(Connection tx, String resource, long token, String note) throws SQLException {
-        try (PreparedStatement p = tx.prepareStatement("INSERT INTO " + WRITES + " (resource, token, note)"
-                + " VALUES (?, ?, ?)")) {
+        try (PreparedStatement p =
+                tx.prepareStatement("INSERT INTO " + WRITES + " (resource, token, note)" + " VALUES (?, ?, ?)")) {
             p.setString(1, resource);
             p.setLong(2, token);
             p.setString(3, note);
@@ -162,8 +168,9 @@ abstract class TransactionOwnershipContract {
 
     List<String> notes() throws SQLException {
         List<String> notes = new ArrayList<>();
-        try (Connection c = database().getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT note FROM " + WRITES + " ORDER BY id")) {
+        try (Connection c = database().getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT note FROM " + WRITES + " ORDER BY id")) {
             while (rs.next()) {
                 notes.add(rs.getString(1));
             }
@@ -196,7 +203,8 @@ abstract class TransactionOwnershipContract {
             new Misuse("setAutoCommit", tx -> tx.setAutoCommit(true)),
             new Misuse("close", Connection::close),
             new Misuse("abort", tx -> tx.abort(Runnable::run)),
-            new Misuse("setTransactionIsolation", tx -> tx.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE)),
+            new Misuse(
+                    "setTransactionIsolation", tx -> tx.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE)),
             new Misuse("setReadOnly", tx -> tx.setReadOnly(true)));
 
     // ---- defect 1: a checked exception from the work ---------------------------------------------------------
@@ -210,12 +218,15 @@ abstract class TransactionOwnershipContract {
         IOException diskFull = new IOException("disk full");
 
         assertThatThrownBy(() -> gate.write("disk", 6, tx -> {
-            insert(tx, "disk", 6, "partial write");
-            throw sneaky(diskFull);
-        })).isSameAs(diskFull);
+                    insert(tx, "disk", 6, "partial write");
+                    throw sneaky(diskFull);
+                }))
+                .isSameAs(diskFull);
 
         assertThat(notes()).as("rows kept").isEmpty();
-        assertThat(new FenceGate(database()).highestToken("disk")).as("the mark").hasValue(5);
+        assertThat(new FenceGate(database()).highestToken("disk"))
+                .as("the mark")
+                .hasValue(5);
     }
 
     // ---- defect 2: the work breaks the fence through its raw connection ---------------------------------------
@@ -228,22 +239,28 @@ abstract class TransactionOwnershipContract {
         gate.advance("r", 5);
         for (Misuse misuse : MISUSES) {
             assertThatThrownBy(() -> gate.write("r", 6, tx -> {
-                insert(tx, "r", 6, "before " + misuse);
-                misuse.call().on(tx);
-                insert(tx, "r", 6, "after " + misuse);
-            })).as(misuse.method()).isInstanceOfSatisfying(StoreException.class, e ->
-                    assertThat((Throwable) e.sqlException()).hasMessageContaining(misuse.method()).hasMessageContaining("refused"));
+                        insert(tx, "r", 6, "before " + misuse);
+                        misuse.call().on(tx);
+                        insert(tx, "r", 6, "after " + misuse);
+                    }))
+                    .as(misuse.method())
+                    .isInstanceOfSatisfying(StoreException.class, e -> assertThat((Throwable) e.sqlException())
+                            .hasMessageContaining(misuse.method())
+                            .hasMessageContaining("refused"));
 
             assertThatThrownBy(() -> gate.write("r", 6, tx -> {
-                insert(tx, "r", 6, "before swallowed " + misuse);
-                try {
-                    misuse.call().on(tx);
-                } catch (SQLException swallowed) {
-                    // a work that ignores the refusal and goes on
-                }
-                insert(tx, "r", 6, "after swallowed " + misuse);
-            })).as("swallowed " + misuse.method()).isInstanceOf(StoreException.class)
-                    .hasMessageContaining(misuse.method()).hasMessageContaining("nothing of the work was kept");
+                        insert(tx, "r", 6, "before swallowed " + misuse);
+                        try {
+                            misuse.call().on(tx);
+                        } catch (SQLException swallowed) {
+                            // a work that ignores the refusal and goes on
+                        }
+                        insert(tx, "r", 6, "after swallowed " + misuse);
+                    }))
+                    .as("swallowed " + misuse.method())
+                    .isInstanceOf(StoreException.class)
+                    .hasMessageContaining(misuse.method())
+                    .hasMessageContaining("nothing of the work was kept");
 
             assertThat(notes()).as("rows kept after %s", misuse).isEmpty();
         }
@@ -267,7 +284,8 @@ abstract class TransactionOwnershipContract {
         });
         assertThat(notes()).containsExactly("kept");
         // a work that kept the connection cannot reach it once the transaction is over (the pool lent it on)
-        assertThatThrownBy(() -> insert(kept[0], "r", 1, "late")).isInstanceOf(SQLException.class)
+        assertThatThrownBy(() -> insert(kept[0], "r", 1, "late"))
+                .isInstanceOf(SQLException.class)
                 .hasMessageContaining("this fenced transaction is over");
         assertThat(notes()).containsExactly("kept");
     }
@@ -314,15 +332,16 @@ abstract class TransactionOwnershipContract {
         gate.advance("r", 5);
         IllegalStateException boom = new IllegalStateException("the work failed after writing");
         assertThatThrownBy(() -> gate.write("r", 6, tx -> {
-            insert(tx, "r", 6, "first");
-            try {
-                tx.setAutoCommit(true);
-            } catch (SQLException refused) {
-                // ignored
-            }
-            insert(tx, "r", 6, "second");
-            throw boom;
-        })).isSameAs(boom);
+                    insert(tx, "r", 6, "first");
+                    try {
+                        tx.setAutoCommit(true);
+                    } catch (SQLException refused) {
+                        // ignored
+                    }
+                    insert(tx, "r", 6, "second");
+                    throw boom;
+                }))
+                .isSameAs(boom);
         assertThat(notes()).as("rows kept").isEmpty();
         assertThat(new FenceGate(database()).highestToken("r")).hasValue(5);
     }
@@ -456,7 +475,8 @@ abstract class TransactionOwnershipContract {
         }
         assertThat(failures).isEmpty();
         assertThat(finished).hasSize(60);
-        assertThat(finished.values()).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
+        assertThat(finished.values())
+                .allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
 
         Instant base = Instant.parse("2026-11-30T00:00:00Z");
         for (int s = 0; s < 5; s++) {
@@ -497,10 +517,11 @@ abstract class TransactionOwnershipContract {
         gate.advance("ledger", 1);
         CountDownLatch pausedInside = new CountDownLatch(1);
         CountDownLatch wake = new CountDownLatch(1);
-        Future<?> paused = threads(1).submit(() -> gate.write("ledger", 1, tx -> {
-            pausedInside.countDown();
-            await(wake); // the old leader's pause, inside its transaction
-        }));
+        Future<?> paused = threads(1)
+                .submit(() -> gate.write("ledger", 1, tx -> {
+                    pausedInside.countDown();
+                    await(wake); // the old leader's pause, inside its transaction
+                }));
         assertThat(pausedInside.await(20, TimeUnit.SECONDS)).isTrue();
 
         assertThatThrownBy(() -> impatient.advance("ledger", 2)).isInstanceOfSatisfying(StoreException.class, e -> {
@@ -531,15 +552,22 @@ abstract class TransactionOwnershipContract {
         batches.enqueue("held", "p");
         BatchClaim claim = batches.claimNext("w", Duration.ofMinutes(1)).orElseThrow();
         gate.advance("held", 1);
-        try (Connection holder = database().getConnection(); Statement s = holder.createStatement()) {
+        try (Connection holder = database().getConnection();
+                Statement s = holder.createStatement()) {
             holder.setAutoCommit(false);
-            s.executeQuery("SELECT id FROM leasehold_batches WHERE id = 'held' FOR UPDATE").close();
-            s.executeQuery("SELECT token FROM leasehold_fence WHERE resource = 'held' FOR UPDATE").close();
+            s.executeQuery("SELECT id FROM leasehold_batches WHERE id = 'held' FOR UPDATE")
+                    .close();
+            s.executeQuery("SELECT token FROM leasehold_fence WHERE resource = 'held' FOR UPDATE")
+                    .close();
 
-            assertThatThrownBy(() -> batches.finish(claim, "done")).isInstanceOfSatisfying(StoreException.class,
-                    e -> assertThat(e.retryable()).isTrue()).hasMessageContaining("a lock timeout");
-            assertThatThrownBy(() -> gate.advance("held", 2)).isInstanceOfSatisfying(StoreException.class,
-                    e -> assertThat(e.retryable()).isTrue()).hasMessageContaining("a lock timeout");
+            assertThatThrownBy(() -> batches.finish(claim, "done"))
+                    .isInstanceOfSatisfying(
+                            StoreException.class, e -> assertThat(e.retryable()).isTrue())
+                    .hasMessageContaining("a lock timeout");
+            assertThatThrownBy(() -> gate.advance("held", 2))
+                    .isInstanceOfSatisfying(
+                            StoreException.class, e -> assertThat(e.retryable()).isTrue())
+                    .hasMessageContaining("a lock timeout");
             holder.rollback();
         }
         assertThat(batches.finish(claim, "done")).isTrue();
@@ -561,7 +589,9 @@ abstract class TransactionOwnershipContract {
         batches.enqueue("b", "p");
         // a failed statement on its own (a duplicate key) leaves the connection usable, not in an aborted block
         assertThatThrownBy(() -> batches.enqueue("b", "p")).isInstanceOf(IllegalArgumentException.class);
-        assertThat(batches.claimNext("w", Duration.ofSeconds(30))).map(BatchClaim::batchId).contains("b");
+        assertThat(batches.claimNext("w", Duration.ofSeconds(30)))
+                .map(BatchClaim::batchId)
+                .contains("b");
         if (setup.pool() == Pool.HIKARI) {
             try (Connection c = ds.getConnection()) { // the same physical connection: the pool holds one idle
                 assertThat(c.getTransactionIsolation()).isEqualTo(setup.isolation().jdbc);
@@ -599,16 +629,21 @@ abstract class TransactionOwnershipContract {
     void aStatementThatIsNotOneWriteIsRefusedAndNothingIsKept(Setup setup) throws SQLException {
         FenceGate gate = new FenceGate(dataSource(setup));
         assertThatThrownBy(() -> gate.update("s", 1, "SELECT note FROM " + WRITES))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must be one INSERT, UPDATE");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must be one INSERT, UPDATE");
         assertThatThrownBy(() -> gate.update("s", 1, INSERT + " RETURNING id", "s", 1L, "x"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("RETURNING");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("RETURNING");
         assertThatThrownBy(() -> gate.update("s", 1, INSERT + "; DELETE FROM " + WRITES, "s", 1L, "x"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("without ';'");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("without ';'");
         assertThatThrownBy(() -> gate.update("s", 1, " ")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> gate.update("s", 1, INSERT, (Object[]) null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("params must not be null");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("params must not be null");
         assertThatThrownBy(() -> gate.update("s", 1, "INSERT INTO no_such_table VALUES (?)", 1L))
-                .isInstanceOf(StoreException.class).hasMessageContaining("fenced statement on 's' with token 1");
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("fenced statement on 's' with token 1");
         assertThat(notes()).isEmpty();
         assertThat(new FenceGate(database()).highestToken("s")).isEmpty();
     }
@@ -626,7 +661,8 @@ abstract class TransactionOwnershipContract {
             assertThat(gate.update("s", 5, INSERT, "s", 5L, "current")).isEqualTo(1);
             assertThatThrownBy(() -> gate.update("s", 4, INSERT, "s", 4L, "stale"))
                     .isInstanceOf(StaleTokenException.class);
-            assertThat(new BatchClaims(pool).claimNext("w", Duration.ofSeconds(1))).isEmpty();
+            assertThat(new BatchClaims(pool).claimNext("w", Duration.ofSeconds(1)))
+                    .isEmpty();
             assertThat(gate.update("s", 5, INSERT, "s", 5L, "current again")).isEqualTo(1);
         }
         assertThat(notes()).containsExactly("current", "current again");

@@ -44,13 +44,24 @@ public final class BatchMeters {
     public BatchMeters(MeterRegistry registry, BatchClaims claims) {
         this.registry = Checks.notNull(registry, "registry");
         this.claims = Checks.notNull(claims, "claims");
-        meters = List.of(status("pending", BatchStats::pending), status("processing", BatchStats::processing),
-                status("expired", BatchStats::expired), status("done", BatchStats::done),
+        meters = List.of(
+                status("pending", BatchStats::pending),
+                status("processing", BatchStats::processing),
+                status("expired", BatchStats::expired),
+                status("done", BatchStats::done),
                 status("failed", BatchStats::failed),
-                TimeGauge.builder("leasehold.batches.oldest.pending", last, TimeUnit.SECONDS,
-                                ref -> read(ref, stats -> stats.oldestPendingAge().orElse(Duration.ZERO).toMillis()
-                                        / 1000.0))
-                        .description("how long the oldest pending batch has waited").register(registry));
+                TimeGauge.builder(
+                                "leasehold.batches.oldest.pending",
+                                last,
+                                TimeUnit.SECONDS,
+                                ref -> read(
+                                        ref,
+                                        stats -> stats.oldestPendingAge()
+                                                        .orElse(Duration.ZERO)
+                                                        .toMillis()
+                                                / 1000.0))
+                        .description("how long the oldest pending batch has waited")
+                        .register(registry));
     }
 
     /**
@@ -82,8 +93,10 @@ public final class BatchMeters {
     }
 
     private Gauge status(String status, ToDoubleFunction<BatchStats> count) {
-        return Gauge.builder("leasehold.batches", last, ref -> read(ref, count)).tag("status", status)
-                .description("batches by status, as of the last refresh").register(registry);
+        return Gauge.builder("leasehold.batches", last, ref -> read(ref, count))
+                .tag("status", status)
+                .description("batches by status, as of the last refresh")
+                .register(registry);
     }
 
     private static double read(AtomicReference<BatchStats> ref, ToDoubleFunction<BatchStats> value) {

@@ -14,8 +14,8 @@ final class Checks {
 
     static String tag(String value, String name) {
         if (value == null || value.isBlank()) {
-            throw new IllegalArgumentException(name + " must be a non-blank tag value, was "
-                    + (value == null ? "null" : "'" + value + "'"));
+            throw new IllegalArgumentException(
+                    name + " must be a non-blank tag value, was " + (value == null ? "null" : "'" + value + "'"));
         }
         return value;
     }

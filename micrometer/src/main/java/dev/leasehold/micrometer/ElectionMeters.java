@@ -67,25 +67,35 @@ public final class ElectionMeters implements FencedLeaderListener {
     public ElectionMeters(MeterRegistry registry, String election, String participant) {
         this.registry = Checks.notNull(registry, "registry");
         this.clock = registry.config().clock();
-        this.tags = Tags.of("election", Checks.tag(election, "election"),
-                "participant", Checks.tag(participant, "participant"));
+        this.tags = Tags.of(
+                "election", Checks.tag(election, "election"), "participant", Checks.tag(participant, "participant"));
         this.joinedAt = new AtomicLong(clock.monotonicTime());
-        meters.add(Gauge.builder("leasehold.leader", leading, AtomicInteger::get).tags(tags)
-                .description("1 while this participant leads the election, else 0").register(registry));
-        grants = Counter.builder("leasehold.leadership.grants").tags(tags)
-                .description("grants of leadership to this participant").register(registry);
+        meters.add(Gauge.builder("leasehold.leader", leading, AtomicInteger::get)
+                .tags(tags)
+                .description("1 while this participant leads the election, else 0")
+                .register(registry));
+        grants = Counter.builder("leasehold.leadership.grants")
+                .tags(tags)
+                .description("grants of leadership to this participant")
+                .register(registry);
         meters.add(grants);
         for (LossCause cause : LossCause.values()) {
-            Counter counter = Counter.builder("leasehold.leadership.losses").tags(tags)
+            Counter counter = Counter.builder("leasehold.leadership.losses")
+                    .tags(tags)
                     .tag("cause", cause.name().toLowerCase(Locale.ROOT))
-                    .description("ends of this participant's leadership, by cause").register(registry);
+                    .description("ends of this participant's leadership, by cause")
+                    .register(registry);
             losses.put(cause, counter);
             meters.add(counter);
         }
-        held = Timer.builder("leasehold.leadership.held").tags(tags)
-                .description("how long each leadership of this participant lasted").register(registry);
-        wait = Timer.builder("leasehold.leadership.wait").tags(tags)
-                .description("from joining the election (or the last loss) to the grant").register(registry);
+        held = Timer.builder("leasehold.leadership.held")
+                .tags(tags)
+                .description("how long each leadership of this participant lasted")
+                .register(registry);
+        wait = Timer.builder("leasehold.leadership.wait")
+                .tags(tags)
+                .description("from joining the election (or the last loss) to the grant")
+                .register(registry);
         meters.add(held);
         meters.add(wait);
     }

@@ -55,20 +55,31 @@ public final class StoreMeters implements StoreListener {
 
     @Override
     public void fenceWrite(String resource, long token, FenceOutcome outcome) {
-        Counter.builder("leasehold.fence.writes").tag("resource", resource).tag("outcome", lower(outcome))
-                .description("writes through a fence gate, by resource and outcome").register(registry).increment();
+        Counter.builder("leasehold.fence.writes")
+                .tag("resource", resource)
+                .tag("outcome", lower(outcome))
+                .description("writes through a fence gate, by resource and outcome")
+                .register(registry)
+                .increment();
     }
 
     @Override
     public void claims(ClaimOutcome outcome, int count) {
-        Counter.builder("leasehold.claims").tag("outcome", lower(outcome))
-                .description("batches by what a claim call decided").register(registry).increment(count);
+        Counter.builder("leasehold.claims")
+                .tag("outcome", lower(outcome))
+                .description("batches by what a claim call decided")
+                .register(registry)
+                .increment(count);
     }
 
     @Override
     public void slots(String job, SlotOutcome outcome, int count) {
-        Counter.builder("leasehold.slots").tag("job", job).tag("outcome", lower(outcome))
-                .description("time slots by what a slot call decided").register(registry).increment(count);
+        Counter.builder("leasehold.slots")
+                .tag("job", job)
+                .tag("outcome", lower(outcome))
+                .description("time slots by what a slot call decided")
+                .register(registry)
+                .increment(count);
     }
 
     private static String lower(Enum<?> outcome) {

@@ -51,8 +51,8 @@ class ElectionMetersTest {
     }
 
     private CuratorFramework client() {
-        CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(), 10_000, 5_000,
-                new RetryOneTime(100));
+        CuratorFramework client =
+                CuratorFrameworkFactory.newClient(server.getConnectString(), 10_000, 5_000, new RetryOneTime(100));
         client.start();
         return client;
     }
@@ -79,7 +79,11 @@ class ElectionMetersTest {
     }
 
     private double gauge(String participant) {
-        return registry.get("leasehold.leader").tag("election", PATH).tag("participant", participant).gauge().value();
+        return registry.get("leasehold.leader")
+                .tag("election", PATH)
+                .tag("participant", participant)
+                .gauge()
+                .value();
     }
 
     private double count(String name, String participant) {
@@ -117,14 +121,25 @@ class ElectionMetersTest {
 
         assertThat(gauge("a")).isZero();
         assertThat(gauge("b")).isEqualTo(1.0);
-        assertThat(registry.get("leasehold.leadership.losses").tag("participant", "a").tag("cause", "closed")
-                .counter().count()).isEqualTo(1.0);
-        assertThat(registry.get("leasehold.leadership.losses").tag("participant", "a").tag("cause", "lost")
-                .counter().count()).isZero();
+        assertThat(registry.get("leasehold.leadership.losses")
+                        .tag("participant", "a")
+                        .tag("cause", "closed")
+                        .counter()
+                        .count())
+                .isEqualTo(1.0);
+        assertThat(registry.get("leasehold.leadership.losses")
+                        .tag("participant", "a")
+                        .tag("cause", "lost")
+                        .counter()
+                        .count())
+                .isZero();
         assertThat(timer("leasehold.leadership.held", "a").count()).isEqualTo(1);
-        assertThat(timer("leasehold.leadership.held", "a").totalTime(TimeUnit.SECONDS)).isEqualTo(5.0);
-        assertThat(timer("leasehold.leadership.wait", "a").totalTime(TimeUnit.SECONDS)).isZero();
-        assertThat(timer("leasehold.leadership.wait", "b").totalTime(TimeUnit.SECONDS)).isEqualTo(5.0);
+        assertThat(timer("leasehold.leadership.held", "a").totalTime(TimeUnit.SECONDS))
+                .isEqualTo(5.0);
+        assertThat(timer("leasehold.leadership.wait", "a").totalTime(TimeUnit.SECONDS))
+                .isZero();
+        assertThat(timer("leasehold.leadership.wait", "b").totalTime(TimeUnit.SECONDS))
+                .isEqualTo(5.0);
         assertThat(count("leasehold.leadership.grants", "b")).isEqualTo(1.0);
         b.close();
         assertThat(heardB.next()).isEqualTo("lost CLOSED");
@@ -134,13 +149,17 @@ class ElectionMetersTest {
     @Test
     void removedMetersLeaveTheRegistryAndBadTagsAreRejected() {
         ElectionMeters meters = new ElectionMeters(registry, PATH, "c");
-        assertThat(registry.find("leasehold.leader").tag("participant", "c").gauge()).isNotNull();
+        assertThat(registry.find("leasehold.leader").tag("participant", "c").gauge())
+                .isNotNull();
         meters.remove();
         meters.remove();
-        assertThat(registry.find("leasehold.leader").tag("participant", "c").gauge()).isNull();
+        assertThat(registry.find("leasehold.leader").tag("participant", "c").gauge())
+                .isNull();
         assertThatThrownBy(() -> new ElectionMeters(registry, " ", "c"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("election");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("election");
         assertThatThrownBy(() -> new ElectionMeters(null, PATH, "c"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("registry");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("registry");
     }
 }

@@ -32,7 +32,8 @@ class PostgresStoreMetersTest extends StoreMetersContract {
     @Override
     protected DataSource freshDatabase() {
         String name = "meters_" + databases.incrementAndGet();
-        try (Connection c = server.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = server.getPostgresDatabase().getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + name);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create database " + name, e);

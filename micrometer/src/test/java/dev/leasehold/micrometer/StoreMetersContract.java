@@ -46,17 +46,21 @@ abstract class StoreMetersContract {
     void aStaleWriteIncrementsTheStaleCounterOfItsResource() {
         FenceGate gate = new FenceGate(ds, config);
         gate.advance("ledger", 10);
-        gate.write("ledger", 10, tx -> { });
-        assertThat(count("leasehold.fence.writes", "resource", "ledger", "outcome", "stale")).isZero();
+        gate.write("ledger", 10, tx -> {});
+        assertThat(count("leasehold.fence.writes", "resource", "ledger", "outcome", "stale"))
+                .isZero();
 
-        assertThatThrownBy(() -> gate.write("ledger", 9, tx -> { })).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> gate.write("ledger", 9, tx -> {})).isInstanceOf(StaleTokenException.class);
         assertThatThrownBy(() -> gate.advance("ledger", 3)).isInstanceOf(StaleTokenException.class);
         assertThatThrownBy(() -> gate.update("ledger", 11, "UPDATE no_such_table SET x = 1"))
                 .isInstanceOf(RuntimeException.class);
 
-        assertThat(count("leasehold.fence.writes", "resource", "ledger", "outcome", "accepted")).isEqualTo(2.0);
-        assertThat(count("leasehold.fence.writes", "resource", "ledger", "outcome", "stale")).isEqualTo(2.0);
-        assertThat(count("leasehold.fence.writes", "resource", "ledger", "outcome", "failed")).isEqualTo(1.0);
+        assertThat(count("leasehold.fence.writes", "resource", "ledger", "outcome", "accepted"))
+                .isEqualTo(2.0);
+        assertThat(count("leasehold.fence.writes", "resource", "ledger", "outcome", "stale"))
+                .isEqualTo(2.0);
+        assertThat(count("leasehold.fence.writes", "resource", "ledger", "outcome", "failed"))
+                .isEqualTo(1.0);
         assertThat(count("leasehold.fence.writes", "resource", "other")).isZero();
     }
 
@@ -64,7 +68,11 @@ abstract class StoreMetersContract {
     void claimsAreCountedByOutcomeAndTheGaugesFollowRefresh() {
         BatchClaims claims = new BatchClaims(ds, config);
         BatchMeters gauges = new BatchMeters(registry, claims);
-        assertThat(registry.get("leasehold.batches").tag("status", "pending").gauge().value()).isNaN();
+        assertThat(registry.get("leasehold.batches")
+                        .tag("status", "pending")
+                        .gauge()
+                        .value())
+                .isNaN();
         for (int i = 1; i <= 4; i++) {
             claims.enqueue("b" + i, "payload");
         }
@@ -82,9 +90,21 @@ abstract class StoreMetersContract {
         assertThat(count("leasehold.claims", "outcome", "attempt_failed")).isEqualTo(1.0);
 
         gauges.refresh();
-        assertThat(registry.get("leasehold.batches").tag("status", "pending").gauge().value()).isEqualTo(2.0);
-        assertThat(registry.get("leasehold.batches").tag("status", "processing").gauge().value()).isEqualTo(1.0);
-        assertThat(registry.get("leasehold.batches").tag("status", "done").gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get("leasehold.batches")
+                        .tag("status", "pending")
+                        .gauge()
+                        .value())
+                .isEqualTo(2.0);
+        assertThat(registry.get("leasehold.batches")
+                        .tag("status", "processing")
+                        .gauge()
+                        .value())
+                .isEqualTo(1.0);
+        assertThat(registry.get("leasehold.batches")
+                        .tag("status", "done")
+                        .gauge()
+                        .value())
+                .isEqualTo(1.0);
         assertThat(registry.get("leasehold.batches.oldest.pending").timeGauge().value(TimeUnit.SECONDS))
                 .isGreaterThanOrEqualTo(0.0);
 
@@ -93,15 +113,21 @@ abstract class StoreMetersContract {
         }
         assertThat(count("leasehold.claims", "outcome", "empty")).isEqualTo(1.0);
         gauges.refresh();
-        assertThat(registry.get("leasehold.batches").tag("status", "pending").gauge().value()).isZero();
-        assertThat(registry.get("leasehold.batches.oldest.pending").timeGauge().value(TimeUnit.SECONDS)).isZero();
+        assertThat(registry.get("leasehold.batches")
+                        .tag("status", "pending")
+                        .gauge()
+                        .value())
+                .isZero();
+        assertThat(registry.get("leasehold.batches.oldest.pending").timeGauge().value(TimeUnit.SECONDS))
+                .isZero();
     }
 
     @Test
     void slotsAreCountedWonLostTakenOverAndLateCompleteRejected() {
         SlotRuns slots = new SlotRuns(ds, config);
         Instant slot = Instant.parse("2026-11-30T10:00:00Z");
-        SlotClaim slow = slots.tryClaim("report", slot, "r1", Duration.ofMillis(1)).orElseThrow();
+        SlotClaim slow =
+                slots.tryClaim("report", slot, "r1", Duration.ofMillis(1)).orElseThrow();
         assertThat(slots.tryClaim("report", slot, "r2", Duration.ofMinutes(1))).isEmpty();
         List<SlotClaim> taken = List.of();
         while (taken.isEmpty()) { // the 1 ms lease ends on the database clock; sweep until it has
@@ -111,9 +137,13 @@ abstract class StoreMetersContract {
         assertThat(slots.complete(taken.get(0), "ok")).isTrue();
 
         assertThat(count("leasehold.slots", "job", "report", "outcome", "won")).isEqualTo(1.0);
-        assertThat(count("leasehold.slots", "job", "report", "outcome", "lost_race")).isEqualTo(1.0);
-        assertThat(count("leasehold.slots", "job", "report", "outcome", "taken_over")).isEqualTo(1.0);
-        assertThat(count("leasehold.slots", "job", "report", "outcome", "late_complete_rejected")).isEqualTo(1.0);
-        assertThat(count("leasehold.slots", "job", "report", "outcome", "completed")).isEqualTo(1.0);
+        assertThat(count("leasehold.slots", "job", "report", "outcome", "lost_race"))
+                .isEqualTo(1.0);
+        assertThat(count("leasehold.slots", "job", "report", "outcome", "taken_over"))
+                .isEqualTo(1.0);
+        assertThat(count("leasehold.slots", "job", "report", "outcome", "late_complete_rejected"))
+                .isEqualTo(1.0);
+        assertThat(count("leasehold.slots", "job", "report", "outcome", "completed"))
+                .isEqualTo(1.0);
     }
 }

@@ -48,8 +48,10 @@ final class CuratorTap {
     private CuratorTap() {}
 
     static CuratorFramework tap(CuratorFramework client, Observer observer) {
-        return (CuratorFramework) Proxy.newProxyInstance(CuratorTap.class.getClassLoader(),
-                new Class<?>[] {CuratorFramework.class}, new ClientHandler(client, observer));
+        return (CuratorFramework) Proxy.newProxyInstance(
+                CuratorTap.class.getClassLoader(),
+                new Class<?>[] {CuratorFramework.class},
+                new ClientHandler(client, observer));
     }
 
     /** The client itself: Curator's recipes call newWatcherRemoveCuratorFramework() once, then build requests. */
@@ -62,8 +64,10 @@ final class CuratorTap {
             Object result = call(client, method, args);
             if (result instanceof WatcherRemoveCuratorFramework facade
                     && method.getName().equals("newWatcherRemoveCuratorFramework")) {
-                return Proxy.newProxyInstance(CuratorTap.class.getClassLoader(),
-                        new Class<?>[] {WatcherRemoveCuratorFramework.class}, new ClientHandler(facade, observer));
+                return Proxy.newProxyInstance(
+                        CuratorTap.class.getClassLoader(),
+                        new Class<?>[] {WatcherRemoveCuratorFramework.class},
+                        new ClientHandler(facade, observer));
             }
             return switch (method.getName()) {
                 case "create" -> {
@@ -100,7 +104,9 @@ final class CuratorTap {
             if (isBuilder(result)) {
                 return wrap(result, createStat, observer);
             }
-            if (createStat != null && result instanceof String path && method.getName().equals("forPath")) {
+            if (createStat != null
+                    && result instanceof String path
+                    && method.getName().equals("forPath")) {
                 observer.created(path, createStat.getCzxid() != 0 ? createStat : null);
             }
             return result;
@@ -128,7 +134,9 @@ final class CuratorTap {
             return builder;
         }
         try {
-            return Proxy.newProxyInstance(CuratorTap.class.getClassLoader(), PUBLIC_INTERFACES.get(builder.getClass()),
+            return Proxy.newProxyInstance(
+                    CuratorTap.class.getClassLoader(),
+                    PUBLIC_INTERFACES.get(builder.getClass()),
                     new BuilderHandler(builder, createStat, observer));
         } catch (IllegalArgumentException e) {
             return builder; // interfaces a proxy cannot combine: this request goes unobserved, the recipe reads instead

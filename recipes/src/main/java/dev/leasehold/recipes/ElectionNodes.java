@@ -106,8 +106,8 @@ final class ElectionNodes {
                     continue; // the leader left between the two reads: look again
                 }
                 String id = new String(data == null ? new byte[0] : data, StandardCharsets.UTF_8);
-                return Optional.of(new LeaderInfo(id, new FencingToken(stat.getCzxid(), fullPath(client, path), id),
-                        stat.getEphemeralOwner()));
+                return Optional.of(new LeaderInfo(
+                        id, new FencingToken(stat.getCzxid(), fullPath(client, path), id), stat.getEphemeralOwner()));
             }
             return Optional.empty();
         } catch (Exception e) {
@@ -157,8 +157,7 @@ final class ElectionNodes {
      *
      * @param electionPath the selector's path (relative to the client's namespace)
      */
-    static Read readSelectorToken(CuratorFramework client, String electionPath, String participantId)
-            throws Exception {
+    static Read readSelectorToken(CuratorFramework client, String electionPath, String participantId) throws Exception {
         ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
         String fullParent = ZKPaths.fixForNamespace(client.getNamespace(), electionPath);
         List<String> children = zk.getChildren(fullParent, false);
@@ -184,8 +183,8 @@ final class ElectionNodes {
 
     private static Read verifyOwner(long session, Stat stat, String fullPath, String participantId) {
         if (stat.getEphemeralOwner() != session) {
-            return Read.refused("node " + fullPath + " is owned by session 0x" + Long.toHexString(stat.getEphemeralOwner())
-                    + ", ours is 0x" + Long.toHexString(session));
+            return Read.refused("node " + fullPath + " is owned by session 0x"
+                    + Long.toHexString(stat.getEphemeralOwner()) + ", ours is 0x" + Long.toHexString(session));
         }
         return Read.granted(new FencingToken(stat.getCzxid(), fullPath, participantId));
     }
@@ -225,8 +224,8 @@ final class ElectionNodes {
 
     static String requireText(String value, String name) {
         if (value == null || value.isBlank()) {
-            throw new IllegalArgumentException(name + " must be a non-blank string, was "
-                    + (value == null ? "null" : "'" + value + "'"));
+            throw new IllegalArgumentException(
+                    name + " must be a non-blank string, was " + (value == null ? "null" : "'" + value + "'"));
         }
         return value;
     }
@@ -236,9 +235,11 @@ final class ElectionNodes {
         try {
             PathUtils.validatePath(path);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(name + " '" + path + "' is not a valid ZooKeeper path: "
-                    + e.getMessage() + " (allowed: an absolute path such as /app/leader, no trailing slash,"
-                    + " no empty, '.' or '..' segments)", e);
+            throw new IllegalArgumentException(
+                    name + " '" + path + "' is not a valid ZooKeeper path: "
+                            + e.getMessage() + " (allowed: an absolute path such as /app/leader, no trailing slash,"
+                            + " no empty, '.' or '..' segments)",
+                    e);
         }
         if (path.equals("/")) {
             throw new IllegalArgumentException(name + " must name a node below the root, such as /app/leader, was '/'");
@@ -254,7 +255,8 @@ final class ElectionNodes {
     }
 
     static boolean suspendedIsError(CuratorFramework client) {
-        return client.getConnectionStateErrorPolicy().isErrorState(org.apache.curator.framework.state.ConnectionState.SUSPENDED);
+        return client.getConnectionStateErrorPolicy()
+                .isErrorState(org.apache.curator.framework.state.ConnectionState.SUSPENDED);
     }
 
     static java.util.concurrent.ThreadFactory namedDaemon(String name) {

@@ -68,14 +68,18 @@ public final class FencedLeaderLatch implements Closeable {
 
     private static final Logger log = LoggerFactory.getLogger(FencedLeaderLatch.class);
 
-    private enum Lifecycle { LATENT, STARTED, CLOSED }
+    private enum Lifecycle {
+        LATENT,
+        STARTED,
+        CLOSED
+    }
 
     /**
      * Who we are as leader right now. Replaced, never mutated, except for {@code told}, the listeners told of it
      * (touched on the recipe's own thread only). Identity is what compareAndSet compares.
      */
-    private record Grant(FencingToken token, String curatorPath, long generation,
-                         List<LatchListeners.Registration> told) {
+    private record Grant(
+            FencingToken token, String curatorPath, long generation, List<LatchListeners.Registration> told) {
         static Grant none(long generation) {
             return new Grant(null, null, generation, List.of());
         }
@@ -93,16 +97,20 @@ public final class FencedLeaderLatch implements Closeable {
     private final AtomicReference<Grant> grant = new AtomicReference<>(Grant.none(0));
     /** Stats of our own nodes, by Curator's (namespace-relative, protected) path; only Curator's current node kept. */
     private final Map<String, NodeStat> stats = new ConcurrentHashMap<>();
+
     private final AtomicBoolean reconcileQueued = new AtomicBoolean();
     /** The recipe's own thread: grants and listener calls happen here, in order. */
     private final RecipeThread events;
+
     private final LatchListeners listeners;
     /** Guards Curator's start and close against each other (never held while calling user code). */
     private final Object curatorLifecycle = new Object();
+
     private boolean curatorStarted;
     private boolean released;
     /** {@link #await} waits on this monitor; it is held only to signal, never while calling anyone's code. */
     private final Object leadershipChanged = new Object();
+
     private final ConnectionStateListener connectionListener = (c, state) -> onConnectionStateChanged(state);
 
     /**
@@ -126,31 +134,37 @@ public final class FencedLeaderLatch implements Closeable {
         this.latchPath = ElectionNodes.requireElectionPath(latchPath, "latchPath");
         this.participantId = ElectionNodes.requireText(participantId, "participantId");
         this.closeWait = ElectionNodes.requireCloseWait(closeWait);
-        this.latch = new LeaderLatch(CuratorTap.tap(client, new CuratorTap.Observer() {
-            @Override
-            public void answered(CuratorEvent event) {
-                onCuratorAnswer(event);
-            }
+        this.latch = new LeaderLatch(
+                CuratorTap.tap(client, new CuratorTap.Observer() {
+                    @Override
+                    public void answered(CuratorEvent event) {
+                        onCuratorAnswer(event);
+                    }
 
-            @Override
-            public void created(String path, Stat stat) {
-                // the latch creates its node in the background: its answer comes to answered()
-            }
-        }), latchPath, participantId);
+                    @Override
+                    public void created(String path, Stat stat) {
+                        // the latch creates its node in the background: its answer comes to answered()
+                    }
+                }),
+                latchPath,
+                participantId);
         this.events = new RecipeThread("leasehold-latch-" + participantId);
         this.listeners = new LatchListeners(participantId);
-        this.latch.addListener(new LeaderLatchListener() {
-            @Override
-            public void isLeader() {
-                reconcile();
-            }
+        this.latch.addListener(
+                new LeaderLatchListener() {
+                    @Override
+                    public void isLeader() {
+                        reconcile();
+                    }
 
-            @Override
-            public void notLeader() {
-                withdraw(ElectionNodes.isConnected(client) ? LossCause.NODE_GONE : LossCause.SUSPENDED,
-                        "Curator reported leadership lost");
-            }
-        }, Runnable::run); // both only hand work to our thread or swap a reference: fine on Curator's thread
+                    @Override
+                    public void notLeader() {
+                        withdraw(
+                                ElectionNodes.isConnected(client) ? LossCause.NODE_GONE : LossCause.SUSPENDED,
+                                "Curator reported leadership lost");
+                    }
+                },
+                Runnable::run); // both only hand work to our thread or swap a reference: fine on Curator's thread
     }
 
     /**
@@ -165,9 +179,10 @@ public final class FencedLeaderLatch implements Closeable {
                     + lifecycle.get() + ": start() may be called once, on a latch that was never closed");
         }
         if (!ElectionNodes.suspendedIsError(client)) {
-            log.warn("[{}] the client's ConnectionStateErrorPolicy keeps leadership while SUSPENDED: a disconnected"
-                    + " leader keeps its token until the session is LOST, so two participants can believe they lead"
-                    + " for up to a session timeout; only the resource's token check then prevents double leaders",
+            log.warn(
+                    "[{}] the client's ConnectionStateErrorPolicy keeps leadership while SUSPENDED: a disconnected"
+                            + " leader keeps its token until the session is LOST, so two participants can believe they lead"
+                            + " for up to a session timeout; only the resource's token check then prevents double leaders",
                     participantId);
         }
         synchronized (curatorLifecycle) {
@@ -237,7 +252,9 @@ public final class FencedLeaderLatch implements Closeable {
      */
     public Optional<FencingToken> currentToken() {
         Grant current = grant.get();
-        if (current.token() == null || lifecycle.get() != Lifecycle.STARTED || !latch.hasLeadership()
+        if (current.token() == null
+                || lifecycle.get() != Lifecycle.STARTED
+                || !latch.hasLeadership()
                 || !current.curatorPath().equals(latch.getLastPathIsLeader())) {
             return Optional.empty();
         }
@@ -271,7 +288,8 @@ public final class FencedLeaderLatch implements Closeable {
      * @param executor runs the listener's calls
      */
     public void addListener(FencedLeaderListener listener, Executor executor) {
-        listeners.add(ElectionNodes.requireArgument(listener, "listener"),
+        listeners.add(
+                ElectionNodes.requireArgument(listener, "listener"),
                 ElectionNodes.requireArgument(executor, "executor"));
     }
 
@@ -317,7 +335,8 @@ public final class FencedLeaderLatch implements Closeable {
             release();
         };
         // Never wait for ourselves (a listener closing the latch) nor on a ZooKeeper or Curator thread.
-        boolean mayWait = !events.isCurrentThread() && !listeners.isCallingThread()
+        boolean mayWait = !events.isCurrentThread()
+                && !listeners.isCallingThread()
                 && !ElectionNodes.isZooKeeperOrCuratorThread();
         // Nothing queued or running on the recipe's thread: tell the listeners and release here, without waking it.
         if (!mayWait || !events.runHereIfIdle(last)) {
@@ -325,7 +344,9 @@ public final class FencedLeaderLatch implements Closeable {
         }
         events.shutdown();
         if (mayWait && !events.awaitTermination(closeWait)) {
-            log.warn("[{}] listeners still running after {} ms; releasing the node anyway", participantId,
+            log.warn(
+                    "[{}] listeners still running after {} ms; releasing the node anyway",
+                    participantId,
                     closeWait.toMillis());
             release();
         }
@@ -344,7 +365,9 @@ public final class FencedLeaderLatch implements Closeable {
     private void onCuratorAnswer(CuratorEvent event) {
         Stat stat = event.getStat();
         String path = event.getType() == CuratorEventType.CREATE ? event.getName() : event.getPath();
-        if (event.getResultCode() == KeeperException.Code.OK.intValue() && stat != null && path != null
+        if (event.getResultCode() == KeeperException.Code.OK.intValue()
+                && stat != null
+                && path != null
                 && (event.getType() == CuratorEventType.CREATE || event.getType() == CuratorEventType.GET_DATA)) {
             String ours = latch.getOurPath();
             if (path.equals(ours)) {
@@ -354,7 +377,8 @@ public final class FencedLeaderLatch implements Closeable {
         }
         // Only when Curator leads with a node whose token we do not hold (its report may not come: see the class
         // comment); waking our thread for every answer would compete with Curator's own work for the CPU.
-        if (latch.hasLeadership() && !Objects.equals(latch.getLastPathIsLeader(), grant.get().curatorPath())) {
+        if (latch.hasLeadership()
+                && !Objects.equals(latch.getLastPathIsLeader(), grant.get().curatorPath())) {
             reconcile();
         }
     }
@@ -391,8 +415,10 @@ public final class FencedLeaderLatch implements Closeable {
         // Curator 5.9.0 can report leadership for a node it has already replaced (a stale getData answer): only a
         // node that is still Curator's own is ours. Its answer about the current node will bring us back here.
         if (!path.equals(latch.getOurPath())) {
-            log.debug("[{}] Curator reports leadership for {}, no longer its node; waiting for its next answer",
-                    participantId, path);
+            log.debug(
+                    "[{}] Curator reports leadership for {}, no longer its node; waiting for its next answer",
+                    participantId,
+                    path);
             return;
         }
         NodeStat stat = stats.get(path);
@@ -406,20 +432,30 @@ public final class FencedLeaderLatch implements Closeable {
         // Curator's flag says. (Curator checked this too, but against the session of its answer; we check now.)
         long session = ElectionNodes.sessionId(client);
         if (stat.owner() != session) {
-            log.debug("[{}] node {} is owned by session 0x{}, ours is 0x{}; not granted", participantId, path,
-                    Long.toHexString(stat.owner()), Long.toHexString(session));
+            log.debug(
+                    "[{}] node {} is owned by session 0x{}, ours is 0x{}; not granted",
+                    participantId,
+                    path,
+                    Long.toHexString(stat.owner()),
+                    Long.toHexString(session));
             return;
         }
         FencingToken token = new FencingToken(stat.czxid(), ElectionNodes.fullPath(client, path), participantId);
         Grant next = new Grant(token, path, current.generation() + 1, LatchListeners.newTold());
         // A loss while checking bumped the generation: the check is void (compareAndSet compares identity).
-        if (!latch.hasLeadership() || !path.equals(latch.getLastPathIsLeader()) || !grant.compareAndSet(current, next)) {
+        if (!latch.hasLeadership()
+                || !path.equals(latch.getLastPathIsLeader())
+                || !grant.compareAndSet(current, next)) {
             log.debug("[{}] leadership changed while granting token {}; not granted", participantId, token.value());
             return;
         }
         signalWaiters();
-        log.info("[{}] leading with token {} (0x{}) on {}", participantId, token.value(),
-                Long.toHexString(token.value()), token.path());
+        log.info(
+                "[{}] leading with token {} (0x{}) on {}",
+                participantId,
+                token.value(),
+                Long.toHexString(token.value()),
+                token.path());
         // Withdrawn meanwhile (a listener closed the latch, say): the rest never hear of this grant.
         listeners.tellAcquired(token, next.told(), () -> grant.get() == next);
         listeners.drainLosses();
@@ -434,8 +470,11 @@ public final class FencedLeaderLatch implements Closeable {
             }
             return new NodeStat(stat.getCzxid(), stat.getEphemeralOwner());
         } catch (Exception e) {
-            log.warn("[{}] could not read the Stat of {}; checking again on Curator's next answer or RECONNECTED",
-                    participantId, path, e);
+            log.warn(
+                    "[{}] could not read the Stat of {}; checking again on Curator's next answer or RECONNECTED",
+                    participantId,
+                    path,
+                    e);
             return null;
         }
     }
@@ -490,8 +529,11 @@ public final class FencedLeaderLatch implements Closeable {
         try {
             latch.close();
         } catch (IOException | RuntimeException e) {
-            log.warn("[{}] closing the Curator latch on {} failed; its node goes with the session", participantId,
-                    latchPath, e);
+            log.warn(
+                    "[{}] closing the Curator latch on {} failed; its node goes with the session",
+                    participantId,
+                    latchPath,
+                    e);
         }
         signalWaiters();
     }

@@ -36,8 +36,7 @@ public interface FencedLeaderListener {
      *
      * @param token the token of the grant that ended
      */
-    default void leadershipLost(FencingToken token) {
-    }
+    default void leadershipLost(FencingToken token) {}
 
     /**
      * The grant that carried {@code token} is over, because of {@code cause}. Stop all work done under it at once.

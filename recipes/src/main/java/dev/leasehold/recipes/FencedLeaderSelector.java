@@ -65,7 +65,11 @@ public final class FencedLeaderSelector implements Closeable {
 
     private static final Logger log = LoggerFactory.getLogger(FencedLeaderSelector.class);
 
-    private enum Lifecycle { LATENT, STARTED, CLOSED }
+    private enum Lifecycle {
+        LATENT,
+        STARTED,
+        CLOSED
+    }
 
     /** Replaced, never mutated: identity is what compareAndSet compares. */
     private record Grant(FencingToken token, long generation) {}
@@ -84,6 +88,7 @@ public final class FencedLeaderSelector implements Closeable {
     private record OwnNode(String path, Stat stat) {}
     /** Guards Curator's start and close against each other. */
     private final Object curatorLifecycle = new Object();
+
     private boolean curatorStarted;
     private boolean released;
     private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.LATENT);
@@ -96,8 +101,8 @@ public final class FencedLeaderSelector implements Closeable {
      * @param participantId this participant's id, stored as its node's data; must be unique per participant
      * @param listener      the leader's work
      */
-    public FencedLeaderSelector(CuratorFramework client, String leaderPath, String participantId,
-                                FencedLeaderSelectorListener listener) {
+    public FencedLeaderSelector(
+            CuratorFramework client, String leaderPath, String participantId, FencedLeaderSelectorListener listener) {
         this(client, leaderPath, participantId, listener, Duration.ofMillis(CLOSE_WAIT_MILLIS));
     }
 
@@ -109,16 +114,20 @@ public final class FencedLeaderSelector implements Closeable {
      * @param closeWait     how long {@link #close()} waits for the leader's work to return after interrupting it;
      *                      more than 0 and at most one hour
      */
-    public FencedLeaderSelector(CuratorFramework client, String leaderPath, String participantId,
-                                FencedLeaderSelectorListener listener, Duration closeWait) {
+    public FencedLeaderSelector(
+            CuratorFramework client,
+            String leaderPath,
+            String participantId,
+            FencedLeaderSelectorListener listener,
+            Duration closeWait) {
         this.client = ElectionNodes.requireArgument(client, "client");
         this.leaderPath = ElectionNodes.requireElectionPath(leaderPath, "leaderPath");
         this.participantId = ElectionNodes.requireText(participantId, "participantId");
         this.listener = ElectionNodes.requireArgument(listener, "listener");
         this.closeWait = ElectionNodes.requireCloseWait(closeWait);
         ThreadFactory threads = ElectionNodes.namedDaemon("leasehold-selector-" + participantId);
-        this.leaderThreads = new ThreadPoolExecutor(1, 1, IDLE_THREAD_MILLIS, TimeUnit.MILLISECONDS,
-                new LinkedBlockingQueue<>(), threads);
+        this.leaderThreads = new ThreadPoolExecutor(
+                1, 1, IDLE_THREAD_MILLIS, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threads);
         this.leaderThreads.allowCoreThreadTimeOut(true);
         CuratorFramework tapped = CuratorTap.tap(client, new CuratorTap.Observer() {
             @Override
@@ -153,9 +162,10 @@ public final class FencedLeaderSelector implements Closeable {
                     + lifecycle.get() + ": start() may be called once, on a selector that was never closed");
         }
         if (!ElectionNodes.suspendedIsError(client)) {
-            log.warn("[{}] the client's ConnectionStateErrorPolicy keeps leadership while SUSPENDED: the leader's"
-                    + " work is not interrupted until the session is LOST, so two participants can believe they lead"
-                    + " for up to a session timeout; only the resource's token check then prevents double leaders",
+            log.warn(
+                    "[{}] the client's ConnectionStateErrorPolicy keeps leadership while SUSPENDED: the leader's"
+                            + " work is not interrupted until the session is LOST, so two participants can believe they lead"
+                            + " for up to a session timeout; only the resource's token check then prevents double leaders",
                     participantId);
         }
         synchronized (curatorLifecycle) {
@@ -179,8 +189,8 @@ public final class FencedLeaderSelector implements Closeable {
                 released = true;
                 lifecycle.set(Lifecycle.CLOSED);
                 leaderThreads.shutdown();
-                throw new IllegalStateException("[" + participantId + "] could not start the selector on "
-                        + leaderPath, e);
+                throw new IllegalStateException(
+                        "[" + participantId + "] could not start the selector on " + leaderPath, e);
             }
         }
     }
@@ -192,8 +202,8 @@ public final class FencedLeaderSelector implements Closeable {
      */
     public boolean requeue() {
         if (lifecycle.get() != Lifecycle.STARTED) {
-            throw new IllegalStateException("[" + participantId + "] requeue() needs a started selector, this one is "
-                    + lifecycle.get());
+            throw new IllegalStateException(
+                    "[" + participantId + "] requeue() needs a started selector, this one is " + lifecycle.get());
         }
         return selector.requeue();
     }
@@ -276,8 +286,11 @@ public final class FencedLeaderSelector implements Closeable {
             try {
                 selector.close();
             } catch (RuntimeException e) {
-                log.warn("[{}] closing the Curator selector on {} failed; its node goes with the session",
-                        participantId, leaderPath, e);
+                log.warn(
+                        "[{}] closing the Curator selector on {} failed; its node goes with the session",
+                        participantId,
+                        leaderPath,
+                        e);
             }
         }
         leaderThreads.shutdown();
@@ -286,9 +299,12 @@ public final class FencedLeaderSelector implements Closeable {
         }
         try {
             if (!leaderThreads.awaitTermination(closeWait.toMillis(), TimeUnit.MILLISECONDS)) {
-                log.warn("[{}] the leader's work ignored the interrupt for {} ms and still runs: it keeps its node, so"
-                        + " no follower can lead and its writes still carry the highest token (the resource accepts"
-                        + " them) until the work returns or the session ends", participantId, closeWait.toMillis());
+                log.warn(
+                        "[{}] the leader's work ignored the interrupt for {} ms and still runs: it keeps its node, so"
+                                + " no follower can lead and its writes still carry the highest token (the resource accepts"
+                                + " them) until the work returns or the session ends",
+                        participantId,
+                        closeWait.toMillis());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -312,7 +328,11 @@ public final class FencedLeaderSelector implements Closeable {
             worker.interrupt();
         }
         if (current.token() != null) {
-            log.info("[{}] token {} withdrawn: {}", participantId, current.token().value(), why);
+            log.info(
+                    "[{}] token {} withdrawn: {}",
+                    participantId,
+                    current.token().value(),
+                    why);
         }
     }
 
@@ -330,20 +350,27 @@ public final class FencedLeaderSelector implements Closeable {
             try {
                 read = ours != null && ours.stat() != null
                         ? ElectionNodes.ownSelectorToken(client, ours.path(), ours.stat(), participantId)
-                        : RetryLoop.callWithRetry(client.getZookeeperClient(), () -> ours != null
-                                ? ElectionNodes.readOwnSelectorToken(client, ours.path(), participantId)
-                                : ElectionNodes.readSelectorToken(client, leaderPath, participantId));
+                        : RetryLoop.callWithRetry(
+                                client.getZookeeperClient(),
+                                () -> ours != null
+                                        ? ElectionNodes.readOwnSelectorToken(client, ours.path(), participantId)
+                                        : ElectionNodes.readSelectorToken(client, leaderPath, participantId));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             } catch (Exception e) {
-                log.warn("[{}] could not read the fencing token under {}; giving leadership up", participantId,
-                        leaderPath, e);
+                log.warn(
+                        "[{}] could not read the fencing token under {}; giving leadership up",
+                        participantId,
+                        leaderPath,
+                        e);
                 return;
             }
             if (!read.isGranted()) {
-                log.warn("[{}] Curator granted leadership but the node was not verified as leader: {}; giving it up",
-                        participantId, read.refusal());
+                log.warn(
+                        "[{}] Curator granted leadership but the node was not verified as leader: {}; giving it up",
+                        participantId,
+                        read.refusal());
                 return;
             }
             FencingToken token = read.token();
@@ -351,12 +378,18 @@ public final class FencedLeaderSelector implements Closeable {
             try {
                 // A loss while reading bumped the generation: the read is void.
                 if (!grant.compareAndSet(observed, new Grant(token, observed.generation() + 1))) {
-                    log.info("[{}] leadership was lost while reading token {}; giving it up", participantId,
+                    log.info(
+                            "[{}] leadership was lost while reading token {}; giving it up",
+                            participantId,
                             token.value());
                     return;
                 }
-                log.info("[{}] leading with token {} (0x{}) on {}", participantId, token.value(),
-                        Long.toHexString(token.value()), token.path());
+                log.info(
+                        "[{}] leading with token {} (0x{}) on {}",
+                        participantId,
+                        token.value(),
+                        Long.toHexString(token.value()),
+                        token.path());
                 listener.takeLeadership(client, token); // the user's client, not the view given to Curator
             } catch (InterruptedException e) {
                 log.info("[{}] leader work for token {} interrupted", participantId, token.value());
@@ -364,8 +397,11 @@ public final class FencedLeaderSelector implements Closeable {
             } catch (Exception e) {
                 log.error("[{}] leader work for token {} threw; leadership ends", participantId, token.value(), e);
             } catch (Error e) {
-                log.error("[{}] leader work for token {} threw an Error; leadership ends", participantId,
-                        token.value(), e);
+                log.error(
+                        "[{}] leader work for token {} threw an Error; leadership ends",
+                        participantId,
+                        token.value(),
+                        e);
                 throw e;
             } finally {
                 leaderThread = null;

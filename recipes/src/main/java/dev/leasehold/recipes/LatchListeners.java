@@ -97,8 +97,12 @@ final class LatchListeners {
             } catch (VirtualMachineError e) {
                 throw e;
             } catch (Throwable e) {
-                log.error("[{}] listener {} threw for token {}", participantId, registration.listener(),
-                        token.value(), e);
+                log.error(
+                        "[{}] listener {} threw for token {}",
+                        participantId,
+                        registration.listener(),
+                        token.value(),
+                        e);
             }
         };
         if (registration.executor() == null) {

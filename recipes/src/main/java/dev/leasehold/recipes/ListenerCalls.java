@@ -59,8 +59,12 @@ final class ListenerCalls {
             while (running > 0) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    log.warn("[{}] {} listener call(s) on users' executors still running after {} ms; releasing the"
-                            + " node anyway", participantId, running, wait.toMillis());
+                    log.warn(
+                            "[{}] {} listener call(s) on users' executors still running after {} ms; releasing the"
+                                    + " node anyway",
+                            participantId,
+                            running,
+                            wait.toMillis());
                     return;
                 }
                 java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);

@@ -30,12 +30,18 @@ final class RecipeThread {
     private final Queue<Runnable> queue = new ArrayDeque<>();
     /** A thread (ours or a caller's) is running tasks; guarded by this. */
     private boolean running;
+
     private boolean shutdown;
     private volatile Thread runner;
 
     RecipeThread(String name) {
-        this.pool = new ThreadPoolExecutor(1, 1, KEEP_ALIVE.toMillis(), TimeUnit.MILLISECONDS,
-                new LinkedBlockingQueue<>(), ElectionNodes.namedDaemon(name));
+        this.pool = new ThreadPoolExecutor(
+                1,
+                1,
+                KEEP_ALIVE.toMillis(),
+                TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(),
+                ElectionNodes.namedDaemon(name));
         this.pool.allowCoreThreadTimeOut(true);
     }
 

@@ -37,12 +37,12 @@ class AclTest {
     @Test
     void anUnauthenticatedClientCanNeitherJoinNorJumpTheQueue() throws Exception {
         try (TestingServer server = Zk.server();
-             CuratorFramework admin = Zk.started(Zk.builder(server.getConnectString())
-                     .authorization("digest", "admin:secret".getBytes(StandardCharsets.UTF_8))
-                     .aclProvider(CREATOR_ONLY));
-             TcpProxy strangerProxy = TcpProxy.to(server.getConnectString());
-             CuratorFramework stranger = Zk.client(strangerProxy.connectString());
-             FencedLeaderLatch leader = new FencedLeaderLatch(admin, PATH, "admin")) {
+                CuratorFramework admin = Zk.started(Zk.builder(server.getConnectString())
+                        .authorization("digest", "admin:secret".getBytes(StandardCharsets.UTF_8))
+                        .aclProvider(CREATOR_ONLY));
+                TcpProxy strangerProxy = TcpProxy.to(server.getConnectString());
+                CuratorFramework stranger = Zk.client(strangerProxy.connectString());
+                FencedLeaderLatch leader = new FencedLeaderLatch(admin, PATH, "admin")) {
             GrantRecorder recorder = new GrantRecorder();
             leader.addListener(recorder);
             leader.start();
@@ -60,7 +60,8 @@ class AclTest {
                 intruder.start();
                 // The intruder's create is refused (NoAuth): wait until it was sent, then a round trip proves it
                 // was answered (a session's requests are answered in order).
-                assertThat(strangerProxy.awaitRequests(requestsBefore + 1, Zk.WAIT)).isTrue();
+                assertThat(strangerProxy.awaitRequests(requestsBefore + 1, Zk.WAIT))
+                        .isTrue();
                 stranger.checkExists().forPath("/");
                 assertThat(admin.getChildren().forPath(PATH)).hasSize(1);
                 assertThat(intruder.hasLeadership()).isFalse();
@@ -68,8 +69,9 @@ class AclTest {
 
             assertThatThrownBy(() -> stranger.delete().forPath(token.path()))
                     .isInstanceOf(KeeperException.NoAuthException.class);
-            assertThatThrownBy(() -> stranger.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                    .forPath(PATH + "/_c_00000000-0000-0000-0000-000000000000-latch-", new byte[0]))
+            assertThatThrownBy(() -> stranger.create()
+                            .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                            .forPath(PATH + "/_c_00000000-0000-0000-0000-000000000000-latch-", new byte[0]))
                     .isInstanceOf(KeeperException.NoAuthException.class);
             assertThat(leader.currentToken()).contains(token);
             assertThat(admin.getChildren().forPath(PATH)).hasSize(1);

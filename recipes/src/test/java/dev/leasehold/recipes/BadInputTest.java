@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Timeout(60)
 class BadInputTest {
 
-    private static final FencedLeaderSelectorListener NO_WORK = (client, token) -> { };
+    private static final FencedLeaderSelectorListener NO_WORK = (client, token) -> {};
 
     private static TestingServer server;
     private static CuratorFramework client;
@@ -41,8 +41,18 @@ class BadInputTest {
 
     @ParameterizedTest
     @NullSource
-    @ValueSource(strings = {"", "  ", "relative/path", "/trailing/", "/double//slash", "/dot/./segment",
-            "/dotdot/../segment", "/", "/nul\u0000char"})
+    @ValueSource(
+            strings = {
+                "",
+                "  ",
+                "relative/path",
+                "/trailing/",
+                "/double//slash",
+                "/dot/./segment",
+                "/dotdot/../segment",
+                "/",
+                "/nul\u0000char"
+            })
     void badPathsAreRejectedByBothRecipes(String path) throws Exception {
         List<String> before = client.getChildren().forPath("/");
         assertThatThrownBy(() -> new FencedLeaderLatch(client, path, "id"))
@@ -70,29 +80,37 @@ class BadInputTest {
     @Test
     void nullClientAndListenerAreRejected() {
         assertThatThrownBy(() -> new FencedLeaderLatch(null, "/ok", "id"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("client must not be null");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("client must not be null");
         assertThatThrownBy(() -> new FencedLeaderSelector(null, "/ok", "id", NO_WORK))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("client must not be null");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("client must not be null");
         assertThatThrownBy(() -> new FencedLeaderSelector(client, "/ok", "id", null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("listener must not be null");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("listener must not be null");
         try (FencedLeaderLatch latch = new FencedLeaderLatch(client, "/ok", "id")) {
             assertThatThrownBy(() -> latch.addListener(null))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessage("listener must not be null");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("listener must not be null");
             assertThatThrownBy(() -> latch.addListener(new GrantRecorder(), null))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessage("executor must not be null");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("executor must not be null");
         }
     }
 
     @Test
     void aClientThatWasNeverStartedIsRejectedAndNothingIsCreated() throws Exception {
-        try (CuratorFramework neverStarted = CuratorFrameworkFactory.newClient(server.getConnectString(),
-                new RetryOneTime(10))) {
+        try (CuratorFramework neverStarted =
+                CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(10))) {
             FencedLeaderLatch latch = new FencedLeaderLatch(neverStarted, "/never/latch", "id");
             FencedLeaderSelector selector = new FencedLeaderSelector(neverStarted, "/never/selector", "id", NO_WORK);
 
-            assertThatThrownBy(latch::start).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("LATENT").hasMessageContaining("call client.start()");
-            assertThatThrownBy(selector::start).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(latch::start)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("LATENT")
+                    .hasMessageContaining("call client.start()");
+            assertThatThrownBy(selector::start)
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("call client.start()");
             latch.close();
             selector.close();
@@ -104,14 +122,18 @@ class BadInputTest {
     void startingTwiceOrAfterCloseIsRejected() throws Exception {
         FencedLeaderLatch latch = new FencedLeaderLatch(client, "/twice/latch", "id");
         latch.start();
-        assertThatThrownBy(latch::start).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(latch::start)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("start() may be called once");
         latch.close();
-        assertThatThrownBy(latch::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("CLOSED");
+        assertThatThrownBy(latch::start)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("CLOSED");
 
         FencedLeaderSelector selector = new FencedLeaderSelector(client, "/twice/selector", "id", NO_WORK);
         selector.close();
-        assertThatThrownBy(selector::start).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(selector::start)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("CLOSED");
         assertThat(client.checkExists().forPath("/twice/selector")).isNull();
     }
@@ -119,11 +141,13 @@ class BadInputTest {
     @Test
     void awaitTreatsANegativeTimeoutAsDoNotWaitAndRejectsAnUnstartedLatch() throws Exception {
         try (FencedLeaderLatch latch = new FencedLeaderLatch(client, "/await/latch", "id")) {
-            assertThatThrownBy(() -> latch.await(1, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> latch.await(1, TimeUnit.SECONDS))
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("call start() before await()");
             latch.start();
             latch.await(-1, TimeUnit.SECONDS); // as CountDownLatch.await: returns at once, whatever it says
-            assertThatThrownBy(() -> latch.await(1, null)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> latch.await(1, null))
+                    .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("unit must not be null");
             assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
             assertThat(latch.await(-1, TimeUnit.SECONDS)).isTrue();
@@ -132,8 +156,7 @@ class BadInputTest {
 
     @Test
     void aCloseWaitOutsideItsBoundsIsRejected() {
-        for (Duration wait : new Duration[] {Duration.ZERO,
-                Duration.ofMillis(-1), Duration.ofHours(2)}) {
+        for (Duration wait : new Duration[] {Duration.ZERO, Duration.ofMillis(-1), Duration.ofHours(2)}) {
             assertThatThrownBy(() -> new FencedLeaderLatch(client, "/wait/latch", "id", wait))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("closeWait must be more than 0 and at most 1 hour");
@@ -142,16 +165,18 @@ class BadInputTest {
                     .hasMessageContaining("closeWait must be more than 0 and at most 1 hour");
         }
         assertThatThrownBy(() -> new FencedLeaderLatch(client, "/wait/latch", "id", null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("closeWait must not be null");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("closeWait must not be null");
     }
 
     @Test
     void aSecondSelectorWithTheSameIdOnTheSameClientAndPathIsRejectedAtStart() throws Exception {
         try (FencedLeaderSelector first = new FencedLeaderSelector(client, "/dup/selector", "same", NO_WORK);
-             FencedLeaderSelector second = new FencedLeaderSelector(client, "/dup/selector", "same", NO_WORK);
-             FencedLeaderSelector elsewhere = new FencedLeaderSelector(client, "/dup/other", "same", NO_WORK)) {
+                FencedLeaderSelector second = new FencedLeaderSelector(client, "/dup/selector", "same", NO_WORK);
+                FencedLeaderSelector elsewhere = new FencedLeaderSelector(client, "/dup/other", "same", NO_WORK)) {
             first.start();
-            assertThatThrownBy(second::start).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(second::start)
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("another FencedLeaderSelector with this participant id");
             elsewhere.start();
         }

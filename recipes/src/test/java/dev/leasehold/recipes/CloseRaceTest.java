@@ -55,8 +55,8 @@ class CloseRaceTest extends ZkTestCase {
     @Test
     void aLatchClosedWhileStartingNeverLeavesANodeInTheElection() throws Exception {
         StartGate gate = new StartGate();
-        CuratorFramework gated = closeLater(Zk.started(Zk.builder(server.getConnectString())
-                .connectionStateErrorPolicy(gate)));
+        CuratorFramework gated =
+                closeLater(Zk.started(Zk.builder(server.getConnectString()).connectionStateErrorPolicy(gate)));
         FencedLeaderLatch latch = new FencedLeaderLatch(gated, PATH, "closed-while-starting");
         Thread starting = gate.startIn(latch::start);
         latch.close();
@@ -68,10 +68,10 @@ class CloseRaceTest extends ZkTestCase {
     @Test
     void aSelectorClosedWhileStartingNeverLeavesANodeInTheElection() throws Exception {
         StartGate gate = new StartGate();
-        CuratorFramework gated = closeLater(Zk.started(Zk.builder(server.getConnectString())
-                .connectionStateErrorPolicy(gate)));
-        FencedLeaderSelector selector = new FencedLeaderSelector(gated, PATH, "closed-while-starting",
-                (c, token) -> { });
+        CuratorFramework gated =
+                closeLater(Zk.started(Zk.builder(server.getConnectString()).connectionStateErrorPolicy(gate)));
+        FencedLeaderSelector selector =
+                new FencedLeaderSelector(gated, PATH, "closed-while-starting", (c, token) -> {});
         Thread starting = gate.startIn(selector::start);
         selector.close();
         gate.release(starting);
@@ -84,7 +84,9 @@ class CloseRaceTest extends ZkTestCase {
         CuratorFramework other = closeLater(Zk.client(server.getConnectString()));
         FencedLeaderLatch newcomer = closeLater(new FencedLeaderLatch(other, PATH, "newcomer"));
         newcomer.start();
-        assertThat(newcomer.await(20, TimeUnit.SECONDS)).as("the newcomer leads: no orphan node before it").isTrue();
+        assertThat(newcomer.await(20, TimeUnit.SECONDS))
+                .as("the newcomer leads: no orphan node before it")
+                .isTrue();
         List<String> children = observer.getChildren().forPath(PATH);
         assertThat(children).hasSize(1);
     }
@@ -114,16 +116,20 @@ class CloseRaceTest extends ZkTestCase {
         }
 
         Thread startIn(Runnable start) throws InterruptedException {
-            Thread thread = new Thread(() -> {
-                try {
-                    start.run();
-                } catch (Throwable e) {
-                    failure.set(e);
-                }
-            }, "starting");
+            Thread thread = new Thread(
+                    () -> {
+                        try {
+                            start.run();
+                        } catch (Throwable e) {
+                            failure.set(e);
+                        }
+                    },
+                    "starting");
             gatedThread = thread;
             thread.start();
-            assertThat(asked.await(20, TimeUnit.SECONDS)).as("start() reached the gate").isTrue();
+            assertThat(asked.await(20, TimeUnit.SECONDS))
+                    .as("start() reached the gate")
+                    .isTrue();
             return thread;
         }
 

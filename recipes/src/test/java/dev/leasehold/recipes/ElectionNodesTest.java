@@ -10,10 +10,12 @@ class ElectionNodesTest {
 
     @Test
     void sequenceIsTheTenDigitSuffixAfterTheMarker() {
-        assertThat(ElectionNodes.sequenceOf("_c_0f1e-latch-0000000042", "latch-")).isEqualTo(42);
+        assertThat(ElectionNodes.sequenceOf("_c_0f1e-latch-0000000042", "latch-"))
+                .isEqualTo(42);
         assertThat(ElectionNodes.sequenceOf("latch-0000000000", "latch-")).isZero();
         assertThat(ElectionNodes.sequenceOf("_c_0f1e-lock-2147483647", "lock-")).isEqualTo(2147483647L);
-        assertThat(ElectionNodes.sequenceOf("_c_0f1e-lock-0000000001", "latch-")).isEqualTo(-1);
+        assertThat(ElectionNodes.sequenceOf("_c_0f1e-lock-0000000001", "latch-"))
+                .isEqualTo(-1);
         assertThat(ElectionNodes.sequenceOf("latch-12", "latch-")).isEqualTo(-1);
         assertThat(ElectionNodes.sequenceOf("latch-00000000x1", "latch-")).isEqualTo(-1);
         assertThat(ElectionNodes.sequenceOf("unrelated", "latch-")).isEqualTo(-1);
@@ -21,10 +23,14 @@ class ElectionNodesTest {
 
     @Test
     void lowestChildIsChosenBySequenceNotByName() {
-        List<String> children = List.of("_c_ffff-latch-0000000007", "_c_0000-latch-0000000009",
-                "_c_aaaa-latch-0000000003", "not-an-election-node");
+        List<String> children = List.of(
+                "_c_ffff-latch-0000000007",
+                "_c_0000-latch-0000000009",
+                "_c_aaaa-latch-0000000003",
+                "not-an-election-node");
         assertThat(ElectionNodes.lowestChild(children, "latch-")).contains("_c_aaaa-latch-0000000003");
-        assertThat(ElectionNodes.lowestChild(List.of("not-an-election-node"), "latch-")).isEmpty();
+        assertThat(ElectionNodes.lowestChild(List.of("not-an-election-node"), "latch-"))
+                .isEmpty();
         assertThat(ElectionNodes.lowestChild(List.of(), "lock-")).isEmpty();
     }
 
@@ -37,8 +43,10 @@ class ElectionNodesTest {
         assertThat(epoch1.epoch()).isEqualTo(1);
         assertThat(epoch1.counter()).isEqualTo(4);
         assertThat(epoch2.epoch()).isEqualTo(2);
-        assertThat(epoch1.compareTo(new FencingToken(0x1_0000_0004L, "/other", "c"))).isZero();
-        assertThatThrownBy(() -> new FencingToken(0, "/a", "a")).isInstanceOf(IllegalArgumentException.class)
+        assertThat(epoch1.compareTo(new FencingToken(0x1_0000_0004L, "/other", "c")))
+                .isZero();
+        assertThatThrownBy(() -> new FencingToken(0, "/a", "a"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("greater than 0");
     }
 }

@@ -37,7 +37,9 @@ class ElectionNodesVerificationTest {
     }
 
     private static String node(CuratorFramework client, String path, String name, String data) throws Exception {
-        return client.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+        return client.create()
+                .creatingParentsIfNeeded()
+                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                 .forPath(path + "/" + name, data.getBytes(StandardCharsets.UTF_8));
     }
 
@@ -49,22 +51,27 @@ class ElectionNodesVerificationTest {
         assertThat(read.token().value()).isEqualTo(Zk.czxid(other, ours));
 
         String theirs = node(other, "/v/own", "_c_b-lock-", "me");
-        assertThat(ElectionNodes.readOwnSelectorToken(mine, theirs, "me").refusal()).contains("is owned by session");
+        assertThat(ElectionNodes.readOwnSelectorToken(mine, theirs, "me").refusal())
+                .contains("is owned by session");
 
         mine.delete().forPath(ours);
-        assertThat(ElectionNodes.readOwnSelectorToken(mine, ours, "me").refusal()).contains("is gone");
+        assertThat(ElectionNodes.readOwnSelectorToken(mine, ours, "me").refusal())
+                .contains("is gone");
     }
 
     @Test
     void theLeaderIsTheLowestNodeWithItsIdCzxidAndSession() throws Exception {
-        assertThat(ElectionNodes.readLeader(mine, "/v/leader", ElectionNodes.LATCH_MARKER)).isEmpty();
+        assertThat(ElectionNodes.readLeader(mine, "/v/leader", ElectionNodes.LATCH_MARKER))
+                .isEmpty();
         String first = node(other, "/v/leader", "_c_b-latch-", "them");
         node(mine, "/v/leader", "_c_a-latch-", "me");
-        LeaderInfo leader = ElectionNodes.readLeader(mine, "/v/leader", ElectionNodes.LATCH_MARKER).orElseThrow();
+        LeaderInfo leader = ElectionNodes.readLeader(mine, "/v/leader", ElectionNodes.LATCH_MARKER)
+                .orElseThrow();
         assertThat(leader.participantId()).isEqualTo("them");
         assertThat(leader.token().value()).isEqualTo(Zk.czxid(mine, first));
         assertThat(leader.token().path()).isEqualTo(first);
-        assertThat(leader.sessionId()).isEqualTo(other.getZookeeperClient().getZooKeeper().getSessionId());
+        assertThat(leader.sessionId())
+                .isEqualTo(other.getZookeeperClient().getZooKeeper().getSessionId());
     }
 
     @Test
@@ -88,7 +95,8 @@ class ElectionNodesVerificationTest {
 
     @Test
     void aNamespacedClientReadsItsOwnNodes() throws Exception {
-        try (CuratorFramework namespaced = Zk.started(Zk.builder(server.getConnectString()).namespace("app"))) {
+        try (CuratorFramework namespaced =
+                Zk.started(Zk.builder(server.getConnectString()).namespace("app"))) {
             String ours = node(namespaced, "/v/selector", "_c_a-lock-", "me");
             ElectionNodes.Read read = ElectionNodes.readOwnSelectorToken(namespaced, ours, "me");
             assertThat(read.isGranted()).isTrue();

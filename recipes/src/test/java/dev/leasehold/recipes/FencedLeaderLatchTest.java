@@ -91,8 +91,12 @@ class FencedLeaderLatchTest extends ZkTestCase {
         GrantRecorder recA2 = new GrantRecorder();
         latch(a, "a", recA2);
         Zk.awaitChildren(observer, PATH, 2);
-        toClose.stream().filter(c -> c instanceof FencedLeaderLatch l && l.participantId().equals("b"))
-                .findFirst().orElseThrow().close();
+        toClose.stream()
+                .filter(c ->
+                        c instanceof FencedLeaderLatch l && l.participantId().equals("b"))
+                .findFirst()
+                .orElseThrow()
+                .close();
         FencingToken t3 = recA2.nextAcquired();
 
         assertThat(t1.value()).isLessThan(t2.value());
@@ -128,7 +132,9 @@ class FencedLeaderLatchTest extends ZkTestCase {
         assertThat(latchA.hasLeadership()).isFalse();
         FencingToken tB = recB.nextAcquired();
         assertThat(tB.value()).isGreaterThan(tA.value());
-        assertThat(observer.checkExists().forPath(tA.path())).as("A's node, expired by the server").isNull();
+        assertThat(observer.checkExists().forPath(tA.path()))
+                .as("A's node, expired by the server")
+                .isNull();
 
         proxy.resume();
         assertThat(aLost.await(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
@@ -146,8 +152,9 @@ class FencedLeaderLatchTest extends ZkTestCase {
     @Test
     void reconnectOnTheSameSessionGivesTheSameTokenBack() throws Exception {
         try (TestingServer slow = Zk.server(Zk.LONG_TICK_MS);
-             TcpProxy proxy = TcpProxy.to(slow.getConnectString());
-             CuratorFramework a = Zk.started(Zk.builder(proxy.connectString()).sessionTimeoutMs(Zk.LONG_SESSION_MS))) {
+                TcpProxy proxy = TcpProxy.to(slow.getConnectString());
+                CuratorFramework a =
+                        Zk.started(Zk.builder(proxy.connectString()).sessionTimeoutMs(Zk.LONG_SESSION_MS))) {
             long session = a.getZookeeperClient().getZooKeeper().getSessionId();
             GrantRecorder rec = new GrantRecorder();
             try (FencedLeaderLatch latch = new FencedLeaderLatch(a, PATH, "a")) {
@@ -159,7 +166,9 @@ class FencedLeaderLatchTest extends ZkTestCase {
 
                 assertThat(rec.nextLost()).isEqualTo(before);
                 FencingToken after = rec.nextAcquired();
-                assertThat(a.getZookeeperClient().getZooKeeper().getSessionId()).as("same session").isEqualTo(session);
+                assertThat(a.getZookeeperClient().getZooKeeper().getSessionId())
+                        .as("same session")
+                        .isEqualTo(session);
                 assertThat(after.value()).isEqualTo(before.value());
                 assertThat(after.path()).isEqualTo(before.path());
                 assertThat(latch.currentToken()).contains(after);
@@ -170,9 +179,10 @@ class FencedLeaderLatchTest extends ZkTestCase {
     @Test
     void sessionErrorPolicyKeepsTheTokenWhileSuspended() throws Exception {
         try (TestingServer slow = Zk.server(Zk.LONG_TICK_MS);
-             TcpProxy proxy = TcpProxy.to(slow.getConnectString());
-             CuratorFramework a = Zk.started(Zk.builder(proxy.connectString()).sessionTimeoutMs(Zk.LONG_SESSION_MS)
-                     .connectionStateErrorPolicy(new SessionConnectionStateErrorPolicy()))) {
+                TcpProxy proxy = TcpProxy.to(slow.getConnectString());
+                CuratorFramework a = Zk.started(Zk.builder(proxy.connectString())
+                        .sessionTimeoutMs(Zk.LONG_SESSION_MS)
+                        .connectionStateErrorPolicy(new SessionConnectionStateErrorPolicy()))) {
             CountDownLatch suspended = new CountDownLatch(1);
             CountDownLatch reconnected = new CountDownLatch(1);
             AtomicReference<Optional<FencingToken>> tokenWhenSuspended = new AtomicReference<>();
@@ -196,15 +206,21 @@ class FencedLeaderLatchTest extends ZkTestCase {
                     System.setErr(stderr);
                 }
                 assertThat(logged.toString(StandardCharsets.UTF_8))
-                        .as("one WARN at start").containsOnlyOnce("WARN")
-                        .contains("[a]").contains("only the resource's token check");
+                        .as("one WARN at start")
+                        .containsOnlyOnce("WARN")
+                        .contains("[a]")
+                        .contains("only the resource's token check");
                 FencingToken token = rec.nextAcquired();
 
                 proxy.cut();
 
-                assertThat(suspended.await(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-                assertThat(tokenWhenSuspended.get()).as("SUSPENDED is not an error under this policy").contains(token);
-                assertThat(reconnected.await(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+                assertThat(suspended.await(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+                        .isTrue();
+                assertThat(tokenWhenSuspended.get())
+                        .as("SUSPENDED is not an error under this policy")
+                        .contains(token);
+                assertThat(reconnected.await(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+                        .isTrue();
                 assertThat(latch.currentToken()).contains(token);
                 assertThat(rec.isEmpty()).as("no leadershipLost was told").isTrue();
             }
@@ -243,7 +259,8 @@ class FencedLeaderLatchTest extends ZkTestCase {
             FencedLeaderLatch latch = latch(client, "round1-" + i, rec);
             FencingToken token = rec.nextAcquired();
             highestBefore = Math.max(highestBefore, token.value());
-            highestSequenceBefore = Math.max(highestSequenceBefore,
+            highestSequenceBefore = Math.max(
+                    highestSequenceBefore,
                     ElectionNodes.sequenceOf(ZKPaths.getNodeFromPath(token.path()), ElectionNodes.LATCH_MARKER));
             latch.close();
             Zk.awaitDeleted(observer, token.path());
@@ -254,7 +271,8 @@ class FencedLeaderLatchTest extends ZkTestCase {
         latch(client, "round2", rec);
         FencingToken after = rec.nextAcquired();
 
-        long sequenceAfter = ElectionNodes.sequenceOf(ZKPaths.getNodeFromPath(after.path()), ElectionNodes.LATCH_MARKER);
+        long sequenceAfter =
+                ElectionNodes.sequenceOf(ZKPaths.getNodeFromPath(after.path()), ElectionNodes.LATCH_MARKER);
         assertThat(highestSequenceBefore).isEqualTo(2);
         assertThat(sequenceAfter).as("the sequence restarted").isZero();
         assertThat(after.value()).as("the token did not").isGreaterThan(highestBefore);
@@ -280,10 +298,14 @@ class FencedLeaderLatchTest extends ZkTestCase {
         }
         FencingToken first = recorders.get(0).nextAcquired();
         for (int i = 1; i < n; i++) {
-            assertThat(proxies.get(i).awaitWatchRequests(PATH, 1, Zk.WAIT)).as("p-%d watches its predecessor", i).isTrue();
+            assertThat(proxies.get(i).awaitWatchRequests(PATH, 1, Zk.WAIT))
+                    .as("p-%d watches its predecessor", i)
+                    .isTrue();
         }
-        long notificationsBefore = proxies.stream().mapToLong(TcpProxy::watchNotifications).sum();
-        long watchesBefore = proxies.stream().mapToLong(p -> p.watchRequests(PATH)).sum();
+        long notificationsBefore =
+                proxies.stream().mapToLong(TcpProxy::watchNotifications).sum();
+        long watchesBefore =
+                proxies.stream().mapToLong(p -> p.watchRequests(PATH)).sum();
 
         latches.get(0).close();
         FencingToken second = recorders.get(1).nextAcquired();
@@ -291,12 +313,19 @@ class FencedLeaderLatchTest extends ZkTestCase {
             client.checkExists().forPath("/"); // a round trip: any notification sent earlier has crossed the proxy
         }
 
-        long notifications = proxies.stream().mapToLong(TcpProxy::watchNotifications).sum() - notificationsBefore;
+        long notifications =
+                proxies.stream().mapToLong(TcpProxy::watchNotifications).sum() - notificationsBefore;
         long watches = proxies.stream().mapToLong(p -> p.watchRequests(PATH)).sum() - watchesBefore;
         assertThat(second.value()).isGreaterThan(first.value());
-        assertThat(notifications).as("watch notifications for one leader change among %d", n).isEqualTo(1);
-        assertThat(watches).as("new watches on the election set for one leader change").isZero();
-        assertThat(proxies.get(0).watchRequests(PATH)).as("the first leader never watched anyone").isZero();
+        assertThat(notifications)
+                .as("watch notifications for one leader change among %d", n)
+                .isEqualTo(1);
+        assertThat(watches)
+                .as("new watches on the election set for one leader change")
+                .isZero();
+        assertThat(proxies.get(0).watchRequests(PATH))
+                .as("the first leader never watched anyone")
+                .isZero();
         assertThat(proxies.get(1).watchNotifications()).isEqualTo(1);
     }
 
@@ -320,9 +349,11 @@ class FencedLeaderLatchTest extends ZkTestCase {
         assertThat(fenced.await(10, TimeUnit.SECONDS)).isTrue();
         long fencedRequests = fencedProxy.requests("/fenced");
 
-        System.out.printf("requests on the election path for a first grant: LeaderLatch %d, FencedLeaderLatch %d%n",
+        System.out.printf(
+                "requests on the election path for a first grant: LeaderLatch %d, FencedLeaderLatch %d%n",
                 plainRequests, fencedRequests);
-        assertThat(fencedRequests - plainRequests).as("extra requests per grant (plain Curator: %d)", plainRequests)
+        assertThat(fencedRequests - plainRequests)
+                .as("extra requests per grant (plain Curator: %d)", plainRequests)
                 .isZero();
     }
 
@@ -344,8 +375,7 @@ class FencedLeaderLatchTest extends ZkTestCase {
         GrantRecorder onOwnThread = new GrantRecorder();
         GrantRecorder onExecutor = new GrantRecorder();
         latch.addListener(onOwnThread);
-        ExecutorService userExecutor = Executors.newSingleThreadExecutor(
-                r -> new Thread(r, "user-executor"));
+        ExecutorService userExecutor = Executors.newSingleThreadExecutor(r -> new Thread(r, "user-executor"));
         toClose.push(userExecutor::shutdownNow);
         latch.addListener(onExecutor, userExecutor);
         latch.start();

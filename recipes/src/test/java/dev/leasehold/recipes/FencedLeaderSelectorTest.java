@@ -100,8 +100,8 @@ class FencedLeaderSelectorTest extends ZkTestCase {
         BlockingQueue<FencingToken> grants = new LinkedBlockingQueue<>();
         FencedLeaderSelectorListener brief = (client, token) -> grants.add(token);
         for (int i = 0; i < 3; i++) {
-            FencedLeaderSelector s = closeLater(new FencedLeaderSelector(
-                    closeLater(Zk.client(server.getConnectString())), PATH, "s-" + i, brief));
+            FencedLeaderSelector s = closeLater(
+                    new FencedLeaderSelector(closeLater(Zk.client(server.getConnectString())), PATH, "s-" + i, brief));
             s.autoRequeue();
             s.start();
         }
@@ -132,7 +132,8 @@ class FencedLeaderSelectorTest extends ZkTestCase {
         Zk.awaitChildren(observer, PATH, 2);
 
         proxy.silence();
-        assertThat(workA.interrupted.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(tA);
+        assertThat(workA.interrupted.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+                .isEqualTo(tA);
         assertThat(selA.currentToken()).isEmpty();
         assertThat(selA.hasLeadership()).isFalse();
         FencingToken tB = workB.nextGrant();
@@ -168,7 +169,8 @@ class FencedLeaderSelectorTest extends ZkTestCase {
 
         selector.interruptLeadership();
 
-        assertThat(work.interrupted.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(token);
+        assertThat(work.interrupted.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+                .isEqualTo(token);
         assertThat(selector.currentToken()).isEmpty();
         Zk.awaitDeleted(observer, token.path());
         selector.close();
@@ -195,7 +197,8 @@ class FencedLeaderSelectorTest extends ZkTestCase {
         }
         FencingToken first = works.get(0).nextGrant();
         for (int i = 1; i < n; i++) {
-            assertThat(proxies.get(i).awaitWatchRequests(PATH, 1, Zk.WAIT)).as("s-%d watches its predecessor", i)
+            assertThat(proxies.get(i).awaitWatchRequests(PATH, 1, Zk.WAIT))
+                    .as("s-%d watches its predecessor", i)
                     .isTrue();
         }
         long before = proxies.stream().mapToLong(TcpProxy::watchNotifications).sum();
@@ -208,7 +211,8 @@ class FencedLeaderSelectorTest extends ZkTestCase {
 
         assertThat(second.value()).isGreaterThan(first.value());
         assertThat(proxies.stream().mapToLong(TcpProxy::watchNotifications).sum() - before)
-                .as("watch notifications for one leader change among %d selectors", n).isEqualTo(1);
+                .as("watch notifications for one leader change among %d selectors", n)
+                .isEqualTo(1);
         assertThat(proxies.get(1).watchNotifications()).isEqualTo(1);
         works.forEach(w -> w.release.countDown());
     }
@@ -256,15 +260,13 @@ class FencedLeaderSelectorTest extends ZkTestCase {
         CuratorFramework plainClient = closeLater(Zk.client(plainProxy.connectString()));
         CountDownLatch plainLeads = new CountDownLatch(1);
         CountDownLatch plainRelease = new CountDownLatch(1);
-        LeaderSelector plain =
-                new LeaderSelector(plainClient, "/plain/selector",
-                        new LeaderSelectorListenerAdapter() {
-                            @Override
-                            public void takeLeadership(CuratorFramework c) throws Exception {
-                                plainLeads.countDown();
-                                plainRelease.await();
-                            }
-                        });
+        LeaderSelector plain = new LeaderSelector(plainClient, "/plain/selector", new LeaderSelectorListenerAdapter() {
+            @Override
+            public void takeLeadership(CuratorFramework c) throws Exception {
+                plainLeads.countDown();
+                plainRelease.await();
+            }
+        });
         plain.setId("plain");
         toClose.push(plain::close);
         toClose.push(plainRelease::countDown);
@@ -275,17 +277,19 @@ class FencedLeaderSelectorTest extends ZkTestCase {
         TcpProxy fencedProxy = closeLater(TcpProxy.to(server.getConnectString()));
         CuratorFramework fencedClient = closeLater(Zk.client(fencedProxy.connectString()));
         HeldWork work = new HeldWork();
-        FencedLeaderSelector fenced = closeLater(new FencedLeaderSelector(fencedClient, "/fenced/selector", "fenced",
-                work));
+        FencedLeaderSelector fenced =
+                closeLater(new FencedLeaderSelector(fencedClient, "/fenced/selector", "fenced", work));
         toClose.push(work.release::countDown);
         fenced.start();
         FencingToken token = work.nextGrant();
         long fencedRequests = fencedProxy.requests("/fenced");
 
-        System.out.printf("requests on the election path for a first grant: LeaderSelector %d, FencedLeaderSelector"
-                + " %d%n", plainRequests, fencedRequests);
+        System.out.printf(
+                "requests on the election path for a first grant: LeaderSelector %d, FencedLeaderSelector" + " %d%n",
+                plainRequests, fencedRequests);
         assertThat(token.value()).isEqualTo(Zk.czxid(observer, token.path()));
-        assertThat(fencedRequests - plainRequests).as("extra requests per grant (plain Curator: %d)", plainRequests)
+        assertThat(fencedRequests - plainRequests)
+                .as("extra requests per grant (plain Curator: %d)", plainRequests)
                 .isZero();
     }
 
@@ -299,28 +303,35 @@ class FencedLeaderSelectorTest extends ZkTestCase {
         CountDownLatch finish = new CountDownLatch(1);
         toClose.push(finish::countDown);
         BlockingQueue<FencingToken> grants = new LinkedBlockingQueue<>();
-        FencedLeaderSelector stubborn = closeLater(new FencedLeaderSelector(client, PATH, "stubborn", (c, token) -> {
-            grants.add(token);
-            while (true) {
-                try {
-                    finish.await();
-                    return;
-                } catch (InterruptedException ignored) {
-                    // the point of this test: work that does not stop when interrupted
-                }
-            }
-        }, Duration.ofMillis(200)));
+        FencedLeaderSelector stubborn = closeLater(new FencedLeaderSelector(
+                client,
+                PATH,
+                "stubborn",
+                (c, token) -> {
+                    grants.add(token);
+                    while (true) {
+                        try {
+                            finish.await();
+                            return;
+                        } catch (InterruptedException ignored) {
+                            // the point of this test: work that does not stop when interrupted
+                        }
+                    }
+                },
+                Duration.ofMillis(200)));
         stubborn.start();
         FencingToken token = grants.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS);
         assertThat(token).isNotNull();
 
         stubborn.close(); // returns after the 200 ms close wait, with a WARN
         assertThat(stubborn.hasLeadership()).isFalse();
-        assertThat(observer.checkExists().forPath(token.path())).as("the node of work that still runs").isNotNull();
+        assertThat(observer.checkExists().forPath(token.path()))
+                .as("the node of work that still runs")
+                .isNotNull();
         HeldWork next = new HeldWork();
         toClose.push(next.release::countDown);
-        FencedLeaderSelector follower = closeLater(new FencedLeaderSelector(
-                closeLater(Zk.client(server.getConnectString())), PATH, "follower", next));
+        FencedLeaderSelector follower = closeLater(
+                new FencedLeaderSelector(closeLater(Zk.client(server.getConnectString())), PATH, "follower", next));
         follower.start();
         assertThat(follower.currentLeader().orElseThrow().participantId()).isEqualTo("stubborn");
 

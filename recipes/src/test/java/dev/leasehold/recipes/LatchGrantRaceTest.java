@@ -42,16 +42,20 @@ class LatchGrantRaceTest extends ZkTestCase {
         setDebugLatch(curator, "debugCheckLeaderShipLatch", new OneShotHook(() -> {
             setDebugLatch(curator, "debugCheckLeaderShipLatch", null);
             try {
-                client.checkExists().inBackground((c, e) -> {
-                    answerHeld.countDown();
-                    releaseAnswer.await();
-                }).forPath("/");
+                client.checkExists()
+                        .inBackground((c, e) -> {
+                            answerHeld.countDown();
+                            releaseAnswer.await();
+                        })
+                        .forPath("/");
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
         }));
         recipe.start();
-        assertThat(answerHeld.await(20, TimeUnit.SECONDS)).as("getData(N1) sent and its answer held").isTrue();
+        assertThat(answerHeld.await(20, TimeUnit.SECONDS))
+                .as("getData(N1) sent and its answer held")
+                .isTrue();
         String n1 = curator.getOurPath();
 
         CountDownLatch n2Created = new CountDownLatch(1);
@@ -67,7 +71,9 @@ class LatchGrantRaceTest extends ZkTestCase {
         Thread.sleep(2_000);
         releaseN2.countDown();
 
-        assertThat(recipe.await(20, TimeUnit.SECONDS)).as("the recipe leads with a token").isTrue();
+        assertThat(recipe.await(20, TimeUnit.SECONDS))
+                .as("the recipe leads with a token")
+                .isTrue();
         String n2 = curator.getLastPathIsLeader();
         assertThat(n2).isNotEqualTo(n1);
         List<String> children = observer.getChildren().forPath(PATH);

@@ -60,14 +60,18 @@ class LatchLifecycleTest extends ZkTestCase {
         assertThat(recipeThread.getName()).isEqualTo("leasehold-latch-idle");
 
         recipeThread.join(Zk.WAIT.toMillis()); // it ends on its own once idle for RecipeThread.KEEP_ALIVE
-        assertThat(recipeThread.isAlive()).as("the recipe's thread of an idle latch").isFalse();
-        assertThat(latch.hasLeadership()).as("leadership does not need the thread").isTrue();
+        assertThat(recipeThread.isAlive())
+                .as("the recipe's thread of an idle latch")
+                .isFalse();
+        assertThat(latch.hasLeadership())
+                .as("leadership does not need the thread")
+                .isTrue();
     }
 
     @Test
     void aLossSaysWhyItHappened() throws Exception {
-        CuratorFramework client = closeLater(Zk.started(Zk.builder(server.getConnectString())
-                .sessionTimeoutMs(Zk.LONG_SESSION_MS)));
+        CuratorFramework client =
+                closeLater(Zk.started(Zk.builder(server.getConnectString()).sessionTimeoutMs(Zk.LONG_SESSION_MS)));
         FencedLeaderLatch latch = closeLater(new FencedLeaderLatch(client, PATH, "p"));
         CauseRecorder recorder = new CauseRecorder();
         latch.addListener(recorder);
@@ -107,23 +111,25 @@ class LatchLifecycleTest extends ZkTestCase {
         CountDownLatch lostRunning = new CountDownLatch(1);
         CountDownLatch finishLost = new CountDownLatch(1);
         AtomicReference<Boolean> nodeExistedDuringLost = new AtomicReference<>();
-        latch.addListener(new FencedLeaderListener() {
-            @Override
-            public void leadershipAcquired(FencingToken token) {
-                acquired.countDown();
-            }
+        latch.addListener(
+                new FencedLeaderListener() {
+                    @Override
+                    public void leadershipAcquired(FencingToken token) {
+                        acquired.countDown();
+                    }
 
-            @Override
-            public void leadershipLost(FencingToken token) {
-                lostRunning.countDown();
-                try {
-                    finishLost.await();
-                    nodeExistedDuringLost.set(observer.checkExists().forPath(token.path()) != null);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-        }, userExecutor);
+                    @Override
+                    public void leadershipLost(FencingToken token) {
+                        lostRunning.countDown();
+                        try {
+                            finishLost.await();
+                            nodeExistedDuringLost.set(observer.checkExists().forPath(token.path()) != null);
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }
+                },
+                userExecutor);
         latch.start();
         assertThat(acquired.await(20, TimeUnit.SECONDS)).isTrue();
         String node = latch.currentToken().orElseThrow().path();
@@ -134,7 +140,9 @@ class LatchLifecycleTest extends ZkTestCase {
         finishLost.countDown();
         closing.join(Zk.WAIT.toMillis());
         assertThat(closing.isAlive()).isFalse();
-        assertThat(nodeExistedDuringLost.get()).as("our node, while leadershipLost still ran").isTrue();
+        assertThat(nodeExistedDuringLost.get())
+                .as("our node, while leadershipLost still ran")
+                .isTrue();
         Zk.awaitDeleted(observer, node);
     }
 
@@ -171,16 +179,21 @@ class LatchLifecycleTest extends ZkTestCase {
 
         CountDownLatch closeReturned = new CountDownLatch(1);
         AtomicReference<String> closedOn = new AtomicReference<>();
-        client.checkExists().inBackground((c, event) -> {
-            closedOn.set(Thread.currentThread().getName());
-            latch.close();
-            closeReturned.countDown();
-        }).forPath("/");
+        client.checkExists()
+                .inBackground((c, event) -> {
+                    closedOn.set(Thread.currentThread().getName());
+                    latch.close();
+                    closeReturned.countDown();
+                })
+                .forPath("/");
         assertThat(lostRunning.await(20, TimeUnit.SECONDS)).isTrue();
-        assertThat(closeReturned.await(20, TimeUnit.SECONDS)).as("close() returned while a listener still runs")
+        assertThat(closeReturned.await(20, TimeUnit.SECONDS))
+                .as("close() returned while a listener still runs")
                 .isTrue();
         assertThat(closedOn.get()).endsWith("-EventThread");
-        assertThat(observer.checkExists().forPath(token.path())).as("the node, while listeners run").isNotNull();
+        assertThat(observer.checkExists().forPath(token.path()))
+                .as("the node, while listeners run")
+                .isNotNull();
         finishLost.countDown();
         Zk.awaitDeleted(observer, token.path());
     }
@@ -199,8 +212,10 @@ class LatchLifecycleTest extends ZkTestCase {
         LeaderInfo info = follower.currentLeader().orElseThrow();
         assertThat(info.participantId()).isEqualTo("a");
         assertThat(info.token()).isEqualTo(leader.currentToken().orElseThrow());
-        assertThat(info.token().value()).isEqualTo(leader.currentToken().orElseThrow().value());
-        assertThat(info.sessionId()).isEqualTo(a.getZookeeperClient().getZooKeeper().getSessionId());
+        assertThat(info.token().value())
+                .isEqualTo(leader.currentToken().orElseThrow().value());
+        assertThat(info.sessionId())
+                .isEqualTo(a.getZookeeperClient().getZooKeeper().getSessionId());
         assertThat(info).isEqualTo(leader.currentLeader().orElseThrow());
     }
 
@@ -213,20 +228,23 @@ class LatchLifecycleTest extends ZkTestCase {
         toClose.push(userExecutor::shutdownNow);
         CountDownLatch closeReturned = new CountDownLatch(1);
         BlockingQueue<FencingToken> lost = new LinkedBlockingQueue<>();
-        latch.addListener(new FencedLeaderListener() {
-            @Override
-            public void leadershipAcquired(FencingToken token) {
-                latch.close();
-                closeReturned.countDown();
-            }
+        latch.addListener(
+                new FencedLeaderListener() {
+                    @Override
+                    public void leadershipAcquired(FencingToken token) {
+                        latch.close();
+                        closeReturned.countDown();
+                    }
 
-            @Override
-            public void leadershipLost(FencingToken token) {
-                lost.add(token);
-            }
-        }, userExecutor);
+                    @Override
+                    public void leadershipLost(FencingToken token) {
+                        lost.add(token);
+                    }
+                },
+                userExecutor);
         latch.start();
-        assertThat(closeReturned.await(20, TimeUnit.SECONDS)).as("close() returned well within its 1-minute wait")
+        assertThat(closeReturned.await(20, TimeUnit.SECONDS))
+                .as("close() returned well within its 1-minute wait")
                 .isTrue();
         FencingToken token = lost.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS);
         assertThat(token).isNotNull();

@@ -26,9 +26,11 @@ class QuorumLeaderChangeTest {
         }
         try (TestingCluster cluster = new TestingCluster(specs)) {
             cluster.start();
-            try (CuratorFramework a = Zk.started(Zk.builder(cluster.getConnectString()).sessionTimeoutMs(4_000));
-                 CuratorFramework b = Zk.started(Zk.builder(cluster.getConnectString()).sessionTimeoutMs(4_000));
-                 CuratorFramework observer = Zk.client(cluster.getConnectString())) {
+            try (CuratorFramework a =
+                            Zk.started(Zk.builder(cluster.getConnectString()).sessionTimeoutMs(4_000));
+                    CuratorFramework b =
+                            Zk.started(Zk.builder(cluster.getConnectString()).sessionTimeoutMs(4_000));
+                    CuratorFramework observer = Zk.client(cluster.getConnectString())) {
                 GrantRecorder recA = new GrantRecorder();
                 GrantRecorder recB = new GrantRecorder();
                 FencedLeaderLatch latchA = new FencedLeaderLatch(a, PATH, "a");
@@ -64,7 +66,8 @@ class QuorumLeaderChangeTest {
                 assertThat(tB.value()).isGreaterThan(t1.value());
                 assertThat(t2.value()).isGreaterThan(tB.value());
                 assertThat(t2.epoch()).as("epoch of %s vs %s", t2, t1).isGreaterThan(t1.epoch());
-                System.out.printf("quorum leader killed: token 0x%x (epoch %d) -> 0x%x (epoch %d)%n",
+                System.out.printf(
+                        "quorum leader killed: token 0x%x (epoch %d) -> 0x%x (epoch %d)%n",
                         t1.value(), t1.epoch(), t2.value(), t2.epoch());
             }
         }

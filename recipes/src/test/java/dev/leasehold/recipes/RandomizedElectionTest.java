@@ -51,8 +51,7 @@ class RandomizedElectionTest {
                 }
 
                 @Override
-                public void leadershipLost(FencingToken token) {
-                }
+                public void leadershipLost(FencingToken token) {}
             });
             latch.start();
         }
@@ -77,7 +76,8 @@ class RandomizedElectionTest {
         System.out.println("RandomizedElectionTest seed=" + seed + " (replay with -Dleasehold.seed=" + seed + ")");
         Random random = new Random(seed);
         List<String> log = new ArrayList<>();
-        try (TestingServer server = Zk.server(); CuratorFramework observer = Zk.client(server.getConnectString())) {
+        try (TestingServer server = Zk.server();
+                CuratorFramework observer = Zk.client(server.getConnectString())) {
             List<Participant> participants = new ArrayList<>();
             for (int i = 0; i < PARTICIPANTS; i++) {
                 Participant p = new Participant(i, server);
@@ -97,7 +97,8 @@ class RandomizedElectionTest {
                     log.add("expire leader p-" + leader.index + " on the server (silent connection)");
                     leader.proxy.silence();
                 } else {
-                    List<Participant> out = participants.stream().filter(p -> p.latch == null).toList();
+                    List<Participant> out =
+                            participants.stream().filter(p -> p.latch == null).toList();
                     Participant back = out.isEmpty() ? leader : out.get(random.nextInt(out.size()));
                     if (back.latch != null) {
                         back.leave();
@@ -109,14 +110,20 @@ class RandomizedElectionTest {
                     }
                 }
                 Grant next = nextGrant(seed, log);
-                log.add("  grant -> p-" + next.participant() + " token " + next.token().value());
-                assertThat(next.token().value()).as("seed=%d: successive grants must increase; %s", seed, log)
+                log.add("  grant -> p-" + next.participant() + " token "
+                        + next.token().value());
+                assertThat(next.token().value())
+                        .as("seed=%d: successive grants must increase; %s", seed, log)
                         .isGreaterThan(current.token().value());
-                assertThat(next.token().value()).as("seed=%d: token is the leader node's czxid; %s", seed, log)
+                assertThat(next.token().value())
+                        .as("seed=%d: token is the leader node's czxid; %s", seed, log)
                         .isEqualTo(Zk.czxid(observer, next.token().path()));
                 leader.proxy.resume();
                 if (participants.stream().filter(p -> p.latch != null).count() < 2) {
-                    Participant rejoin = participants.stream().filter(p -> p.latch == null).findFirst().orElseThrow();
+                    Participant rejoin = participants.stream()
+                            .filter(p -> p.latch == null)
+                            .findFirst()
+                            .orElseThrow();
                     rejoin.join();
                     log.add("p-" + rejoin.index + " rejoins to keep a follower");
                 }
@@ -143,9 +150,12 @@ class RandomizedElectionTest {
     private Grant nextGrant(long seed, List<String> log) throws InterruptedException {
         while (true) {
             Grant grant = grants.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS);
-            assertThat(grant).as("seed=%d: a grant within %s after %s", seed, Zk.WAIT, log).isNotNull();
+            assertThat(grant)
+                    .as("seed=%d: a grant within %s after %s", seed, Zk.WAIT, log)
+                    .isNotNull();
             if (last != null && grant.token().path().equals(last.token().path())) {
-                assertThat(grant.token().value()).as("seed=%d: same node, same token", seed)
+                assertThat(grant.token().value())
+                        .as("seed=%d: same node, same token", seed)
                         .isEqualTo(last.token().value());
                 log.add("  (p-" + grant.participant() + " granted again on the same node after a reconnect)");
                 continue;

@@ -20,6 +20,7 @@ final class Zk {
     static final int TICK_MS = 100;
     /** Short enough for expiry tests to take seconds, long enough not to expire on a busy 2-core machine. */
     static final int SESSION_MS = 1_500;
+
     static final Duration WAIT = Duration.ofSeconds(20);
 
     static {
@@ -33,6 +34,7 @@ final class Zk {
 
     /** For tests that need a session to survive a reconnect: ticks of 500 ms allow sessions up to 10 s. */
     static final int LONG_TICK_MS = 500;
+
     static final int LONG_SESSION_MS = 8_000;
 
     static InstanceSpec spec() {
@@ -88,10 +90,15 @@ final class Zk {
         while (true) {
             CountDownLatch changed = new CountDownLatch(1);
             List<String> children;
-            if (observer.checkExists().usingWatcher((Watcher) e -> changed.countDown()).forPath(path) == null) {
+            if (observer.checkExists()
+                            .usingWatcher((Watcher) e -> changed.countDown())
+                            .forPath(path)
+                    == null) {
                 children = List.of();
             } else {
-                children = observer.getChildren().usingWatcher((Watcher) e -> changed.countDown()).forPath(path);
+                children = observer.getChildren()
+                        .usingWatcher((Watcher) e -> changed.countDown())
+                        .forPath(path);
             }
             if (children.size() == count) {
                 return;
@@ -106,11 +113,14 @@ final class Zk {
     /** Waits on a watch until {@code path} no longer exists. */
     static void awaitDeleted(CuratorFramework observer, String path) throws Exception {
         CountDownLatch deleted = new CountDownLatch(1);
-        if (observer.checkExists().usingWatcher((Watcher) e -> {
-            if (e.getType() == Watcher.Event.EventType.NodeDeleted) {
-                deleted.countDown();
-            }
-        }).forPath(path) == null) {
+        if (observer.checkExists()
+                        .usingWatcher((Watcher) e -> {
+                            if (e.getType() == Watcher.Event.EventType.NodeDeleted) {
+                                deleted.countDown();
+                            }
+                        })
+                        .forPath(path)
+                == null) {
             return;
         }
         if (!deleted.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {

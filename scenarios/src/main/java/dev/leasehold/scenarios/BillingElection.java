@@ -65,26 +65,30 @@ final class BillingElection implements AutoCloseable {
         @Override
         public void leadershipAcquired(FencingToken token) {
             leadership = timeline.begin(name, Timeline.SpanKind.LEADERSHIP, "leader, token " + token.value());
-            timeline.info(name, "leads with token " + token.value() + " (czxid 0x" + Long.toHexString(token.value())
-                    + ")");
+            timeline.info(
+                    name, "leads with token " + token.value() + " (czxid 0x" + Long.toHexString(token.value()) + ")");
             granted.countDown();
-            Thread worker = new Thread(() -> {
-                try {
-                    work.run(new Leader(name, token.value()));
-                } catch (Exception e) {
-                    timeline.problem(name, "billing run failed: " + e);
-                } finally {
-                    runDone.countDown();
-                }
-            }, "billing-" + name);
+            Thread worker = new Thread(
+                    () -> {
+                        try {
+                            work.run(new Leader(name, token.value()));
+                        } catch (Exception e) {
+                            timeline.problem(name, "billing run failed: " + e);
+                        } finally {
+                            runDone.countDown();
+                        }
+                    },
+                    "billing-" + name);
             worker.start();
         }
 
         @Override
         public void leadershipLost(FencingToken token) {
             timeline.end(leadership);
-            timeline.info(name, "ZooKeeper client: leadership lost, token " + token.value() + " withdrawn"
-                    + (name.equals("A") ? " (A's billing worker is frozen and does not see it)" : ""));
+            timeline.info(
+                    name,
+                    "ZooKeeper client: leadership lost, token " + token.value() + " withdrawn"
+                            + (name.equals("A") ? " (A's billing worker is frozen and does not see it)" : ""));
         }
     }
 
@@ -131,8 +135,10 @@ final class BillingElection implements AutoCloseable {
         Latches.await(aPaused, WAIT_MS, "A reaches its pause");
         a.proxy().silence();
         int pause = timeline.begin("A", Timeline.SpanKind.PAUSE, "paused: process silent");
-        timeline.problem("A", "PAUSES (a long GC pause): its process goes silent; the server will expire its session"
-                + " after " + Env.SESSION_MS + " ms");
+        timeline.problem(
+                "A",
+                "PAUSES (a long GC pause): its process goes silent; the server will expire its session" + " after "
+                        + Env.SESSION_MS + " ms");
         Latches.await(schedulers.get("B").granted, WAIT_MS, "B takes over");
         Latches.await(schedulers.get("B").runDone, WAIT_MS, "B finishes the run");
         a.proxy().resume();

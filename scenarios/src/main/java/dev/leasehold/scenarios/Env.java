@@ -27,12 +27,16 @@ import org.h2.tools.Server;
  * Where the scenarios run: an in-process ZooKeeper (curator-test's TestingServer, with a 100 ms tick so sessions
  * expire in seconds) and in-memory H2 by default, or a real ensemble ({@code --zk}) and database ({@code --jdbc}).
  * Closes everything it started.
+ *
+ * <p>Why one file of more than 300 lines: it starts and closes every embedded service on every path, and its settings
+ * record is validated here; each service is a few lines.
  */
 public final class Env implements AutoCloseable {
 
     public static final int TICK_MS = 100;
     /** Requested session timeout; a real ensemble may negotiate it up (at least 2 of its ticks). */
     public static final int SESSION_MS = 1_500;
+
     private static final int CONNECT_WAIT_SECONDS = 5;
 
     private final PrintStream out;
@@ -44,8 +48,9 @@ public final class Env implements AutoCloseable {
     private final List<AutoCloseable> toClose = new ArrayList<>();
     private final AtomicInteger runs = new AtomicInteger();
     /** Distinguishes this environment's tables and in-memory databases from any earlier run's. */
-    private final String id = Long.toString(ThreadLocalRandom.current().nextLong(1_679_616L), 36)
-            + NEXT_ID.incrementAndGet();
+    private final String id =
+            Long.toString(ThreadLocalRandom.current().nextLong(1_679_616L), 36) + NEXT_ID.incrementAndGet();
+
     private final List<JdbcDataSource> h2Databases = new ArrayList<>();
     private static final AtomicInteger NEXT_ID = new AtomicInteger();
     private Server h2TcpServer;
@@ -140,8 +145,11 @@ public final class Env implements AutoCloseable {
     }
 
     public String describe() {
-        return "ZooKeeper " + (embeddedZk != null ? "embedded (TestingServer, tick " + TICK_MS + " ms) at " + zkConnect
-                : "at " + zkConnect) + ", database " + (jdbcUrl == null ? "H2 in memory" : jdbcUrl);
+        return "ZooKeeper "
+                + (embeddedZk != null
+                        ? "embedded (TestingServer, tick " + TICK_MS + " ms) at " + zkConnect
+                        : "at " + zkConnect)
+                + ", database " + (jdbcUrl == null ? "H2 in memory" : jdbcUrl);
     }
 
     /** A started client with the scenarios' session timeout, connected within 5 s. */
@@ -166,8 +174,8 @@ public final class Env implements AutoCloseable {
         }
         if (!connected) {
             client.close();
-            throw new EnvException("cannot reach ZooKeeper at " + connectString + " within " + CONNECT_WAIT_SECONDS
-                    + " s", null);
+            throw new EnvException(
+                    "cannot reach ZooKeeper at " + connectString + " within " + CONNECT_WAIT_SECONDS + " s", null);
         }
         return client;
     }
@@ -220,7 +228,8 @@ public final class Env implements AutoCloseable {
                 try (ServerSocket probe = new ServerSocket(0)) { // closed before H2 binds the port it found
                     port = probe.getLocalPort();
                 }
-                h2TcpServer = Server.createTcpServer("-tcpPort", String.valueOf(port), "-ifNotExists").start();
+                h2TcpServer = Server.createTcpServer("-tcpPort", String.valueOf(port), "-ifNotExists")
+                        .start();
             } catch (IOException | SQLException e) {
                 throw new EnvException("could not start H2's TCP server for child processes: " + e.getMessage(), e);
             }
@@ -278,7 +287,8 @@ public final class Env implements AutoCloseable {
         }
         synchronized (h2Databases) {
             for (JdbcDataSource h2 : h2Databases) {
-                try (Connection c = h2.getConnection(); Statement s = c.createStatement()) {
+                try (Connection c = h2.getConnection();
+                        Statement s = c.createStatement()) {
                     s.execute("SHUTDOWN"); // in-memory H2 lives as long as the JVM otherwise
                 } catch (SQLException ignored) {
                     // already gone

@@ -22,24 +22,47 @@ import picocli.CommandLine.Spec;
  * Exit codes: 0 every broken run reproduced its incident and every Leasehold run held; 1 something did not hold;
  * 2 bad usage or an unreachable ZooKeeper or database.
  */
-@Command(name = "leasehold-scenarios", mixinStandardHelpOptions = true, version = "leasehold-scenarios 0.1.0",
+@Command(
+        name = "leasehold-scenarios",
+        mixinStandardHelpOptions = true,
+        version = "leasehold-scenarios 0.1.0",
         description = "Replays the incidents as they happened and with Leasehold, and draws their timelines.",
-        subcommands = {Main.Run.class, Main.ListScenarios.class, Main.BenchCommand.class, ChaosCommand.class,
-                InspectCommand.class, RebaseCommand.class})
+        subcommands = {
+            Main.Run.class,
+            Main.ListScenarios.class,
+            Main.BenchCommand.class,
+            ChaosCommand.class,
+            InspectCommand.class,
+            RebaseCommand.class
+        })
 public final class Main implements Callable<Integer> {
 
     /** Options shared by the top command and {@code run}. */
     static final class Options {
-        @Option(names = "--zk", paramLabel = "CONNECT_STRING", description = "a real ZooKeeper ensemble (default: embedded)")
+        @Option(
+                names = "--zk",
+                paramLabel = "CONNECT_STRING",
+                description = "a real ZooKeeper ensemble (default: embedded)")
         String zk;
-        @Option(names = "--jdbc", paramLabel = "URL", description = "a real database, e.g. jdbc:postgresql://host/db (default: H2 in memory)")
+
+        @Option(
+                names = "--jdbc",
+                paramLabel = "URL",
+                description = "a real database, e.g. jdbc:postgresql://host/db (default: H2 in memory)")
         String jdbc;
+
         @Option(names = "--user", description = "database user")
         String user;
+
         @Option(names = "--password", description = "database password")
         String password;
-        @Option(names = "--report", paramLabel = "FILE.html", description = "where to write the HTML report (default: ./leasehold-report.html)")
+
+        @Option(
+                names = "--report",
+                paramLabel = "FILE.html",
+                description = "where to write the HTML report (default: ./leasehold-report.html)")
         Path report;
+
         @Option(names = "--verbose", description = "print stack traces")
         boolean verbose;
 
@@ -76,10 +99,13 @@ public final class Main implements Callable<Integer> {
     static final class Run implements Callable<Integer> {
         @ParentCommand
         Main parent;
+
         @Mixin
         Options options = new Options();
+
         @Spec
         CommandLine.Model.CommandSpec spec;
+
         @Parameters(paramLabel = "NAME", arity = "0..*", description = "scenario names, see 'list'")
         List<String> names = new ArrayList<>();
 
@@ -87,11 +113,12 @@ public final class Main implements Callable<Integer> {
         public Integer call() {
             List<Scenario> selected = new ArrayList<>();
             for (String name : names) {
-                selected.add(Scenarios.byName(name).orElseThrow(() -> new CommandLine.ParameterException(
-                        spec.commandLine(), "unknown scenario '" + name + "'; known: " + Scenarios.names())));
+                selected.add(Scenarios.byName(name)
+                        .orElseThrow(() -> new CommandLine.ParameterException(
+                                spec.commandLine(), "unknown scenario '" + name + "'; known: " + Scenarios.names())));
             }
-            return new Runner(parent.out).run(selected.isEmpty() ? Scenarios.all() : selected,
-                    options.merge(parent.options));
+            return new Runner(parent.out)
+                    .run(selected.isEmpty() ? Scenarios.all() : selected, options.merge(parent.options));
         }
     }
 
@@ -109,20 +136,27 @@ public final class Main implements Callable<Integer> {
         }
     }
 
-    @Command(name = "bench", mixinStandardHelpOptions = true,
+    @Command(
+            name = "bench",
+            mixinStandardHelpOptions = true,
             description = "Measures what fencing costs, side by side with plain Curator and plain JDBC: "
                     + "handoff, failover, herd, fenced-write, claims, slots (all if none named).")
     static final class BenchCommand implements Callable<Integer> {
         @ParentCommand
         Main parent;
+
         @Mixin
         Options options = new Options();
+
         @Spec
         CommandLine.Model.CommandSpec spec;
+
         @Parameters(paramLabel = "NAME", arity = "0..*", description = "benchmark names")
         List<String> names = new ArrayList<>();
+
         @Option(names = "--quick", description = "a smoke run of under a minute")
         boolean quick;
+
         @Option(names = "--out", paramLabel = "FILE.md", description = "also write the markdown table here")
         Path outFile;
 
@@ -130,8 +164,9 @@ public final class Main implements Callable<Integer> {
         public Integer call() throws Exception {
             for (String name : names) {
                 if (!Bench.NAMES.contains(name)) {
-                    throw new CommandLine.ParameterException(spec.commandLine(), "unknown benchmark '" + name
-                            + "'; known: " + String.join(", ", Bench.NAMES));
+                    throw new CommandLine.ParameterException(
+                            spec.commandLine(),
+                            "unknown benchmark '" + name + "'; known: " + String.join(", ", Bench.NAMES));
                 }
             }
             Options merged = options.merge(parent.options);
@@ -139,8 +174,8 @@ public final class Main implements Callable<Integer> {
             String command = "java -jar scenarios/target/leasehold-scenarios.jar bench" + (quick ? " --quick" : "")
                     + (names.isEmpty() ? "" : " " + String.join(" ", names));
             try (Env env = Env.start(Env.Settings.embedded(parent.out).withZk(merged.zk))) {
-                String report = new Bench(parent.out).run(env, selected, quick,
-                        merged.jdbc, merged.user, merged.password, command);
+                String report = new Bench(parent.out)
+                        .run(env, selected, quick, merged.jdbc, merged.user, merged.password, command);
                 parent.out.println();
                 parent.out.println(report);
                 if (outFile != null) {
@@ -163,8 +198,10 @@ public final class Main implements Callable<Integer> {
             return CommandLine.ExitCode.USAGE;
         });
         cli.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-            boolean verbose = main.options.verbose || parseResult.hasMatchedOption("--verbose")
-                    || (parseResult.subcommand() != null && parseResult.subcommand().hasMatchedOption("--verbose"));
+            boolean verbose = main.options.verbose
+                    || parseResult.hasMatchedOption("--verbose")
+                    || (parseResult.subcommand() != null
+                            && parseResult.subcommand().hasMatchedOption("--verbose"));
             err.println("error: " + ex.getMessage());
             if (verbose) {
                 ex.printStackTrace(err);

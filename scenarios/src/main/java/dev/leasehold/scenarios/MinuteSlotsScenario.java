@@ -1,10 +1,10 @@
 package dev.leasehold.scenarios;
 
-import dev.leasehold.testkit.Ddl;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.SlotClaim;
 import dev.leasehold.store.SlotRuns;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.testkit.Ddl;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -56,7 +56,8 @@ final class MinuteSlotsScenario implements Scenario {
     private static final int SLOW_SLOT = 3;
     private static final List<Integer> DEPLOY_GAP = List.of(5, 6);
     private static final String JOB = "nightly-report";
-    private static final DateTimeFormatter HHMM = DateTimeFormatter.ofPattern("HH:mm").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter HHMM =
+            DateTimeFormatter.ofPattern("HH:mm").withZone(ZoneOffset.UTC);
 
     @Override
     public String name() {
@@ -92,12 +93,14 @@ final class MinuteSlotsScenario implements Scenario {
     // ---- as it happened -------------------------------------------------------------------------------------
 
     private RunResult asItHappened(Env env) throws Exception {
-        env.out().println("-- as it happened: each replica asks \"am I leader?\" (a lease with heartbeats);"
-                + " job_runs has no unique slot");
+        env.out()
+                .println("-- as it happened: each replica asks \"am I leader?\" (a lease with heartbeats);"
+                        + " job_runs has no unique slot");
         Timeline timeline = new Timeline(NAME + ": as it happened", env.out(), replicas());
         DataSource ds = env.dataSource(NAME + "-broken");
         String table = env.tablePrefix() + "job_runs";
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + table + " (id " + Ddl.identity(c) + " PRIMARY KEY,"
                     + " slot VARCHAR(5) NOT NULL, runner VARCHAR(20) NOT NULL, completed BOOLEAN NOT NULL)");
         }
@@ -144,8 +147,10 @@ final class MinuteSlotsScenario implements Scenario {
                             Latches.await(secondRunStarted, 10_000, "another replica runs the slot");
                             timeline.end(work);
                             insertRun(ds, table, at, runner, true);
-                            timeline.problem(runner, "slot " + at + ": slow run completes (it never knew it lost"
-                                    + " the lease)", at);
+                            timeline.problem(
+                                    runner,
+                                    "slot " + at + ": slow run completes (it never knew it lost" + " the lease)",
+                                    at);
                             slowHeartbeat.stop();
                         } catch (Exception e) {
                             timeline.problem(runner, "slow run failed: " + e);
@@ -158,8 +163,10 @@ final class MinuteSlotsScenario implements Scenario {
                     busy.add(runner); // paused: it cannot campaign (nor notice anything)
                     leader = campaign(leaderLease, key, timeline, busy);
                     heartbeat = new Heartbeat(leaderLease, key, leader);
-                    timeline.problem(leader, "slot " + at + ": am I leader? yes; the slot has no completed run:"
-                            + " runs it AGAIN", at);
+                    timeline.problem(
+                            leader,
+                            "slot " + at + ": am I leader? yes; the slot has no completed run:" + " runs it AGAIN",
+                            at);
                     secondRunStarted.countDown();
                     Thread.sleep(RUN_MS); // the story's run time
                     insertRun(ds, table, at, leader, true);
@@ -175,15 +182,25 @@ final class MinuteSlotsScenario implements Scenario {
             heartbeat.stop();
             timeline.finish();
             Map<String, Integer> runs = runsBySlot(ds, table);
-            List<String> duplicates = runs.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey)
+            List<String> duplicates = runs.entrySet().stream()
+                    .filter(e -> e.getValue() > 1)
+                    .map(Map.Entry::getKey)
                     .toList();
-            List<String> missing = runs.entrySet().stream().filter(e -> e.getValue() == 0).map(Map.Entry::getKey)
+            List<String> missing = runs.entrySet().stream()
+                    .filter(e -> e.getValue() == 0)
+                    .map(Map.Entry::getKey)
                     .toList();
-            List<String> verdicts = List.of("duplicate slots: " + listOrNone(duplicates),
-                    "missing slots: " + listOrNone(missing));
+            List<String> verdicts =
+                    List.of("duplicate slots: " + listOrNone(duplicates), "missing slots: " + listOrNone(missing));
             env.printVerdicts(verdicts);
-            return new RunResult(NAME, "as it happened", true, timeline, verdicts,
-                    !duplicates.isEmpty() && !missing.isEmpty(), "duplicate and missing slots");
+            return new RunResult(
+                    NAME,
+                    "as it happened",
+                    true,
+                    timeline,
+                    verdicts,
+                    !duplicates.isEmpty() && !missing.isEmpty(),
+                    "duplicate and missing slots");
         } finally {
             running.forEach(Thread::interrupt);
             env.dropTables(ds, table);
@@ -197,18 +214,20 @@ final class MinuteSlotsScenario implements Scenario {
         private volatile boolean stopped;
 
         Heartbeat(RedisModel redis, String key, String holder) {
-            thread = new Thread(() -> {
-                while (!stopped) {
-                    if (!paused) {
-                        redis.renewIfHeld(key, holder, LEASE_MS);
-                    }
-                    try {
-                        Thread.sleep(LEASE_MS / 3); // the heartbeat period
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "heartbeat-" + holder);
+            thread = new Thread(
+                    () -> {
+                        while (!stopped) {
+                            if (!paused) {
+                                redis.renewIfHeld(key, holder, LEASE_MS);
+                            }
+                            try {
+                                Thread.sleep(LEASE_MS / 3); // the heartbeat period
+                            } catch (InterruptedException e) {
+                                return;
+                            }
+                        }
+                    },
+                    "heartbeat-" + holder);
             thread.setDaemon(true);
             thread.start();
         }
@@ -237,8 +256,8 @@ final class MinuteSlotsScenario implements Scenario {
     private static void insertRun(DataSource ds, String table, String at, String runner, boolean completed)
             throws SQLException {
         try (Connection c = ds.getConnection();
-             PreparedStatement p = c.prepareStatement("INSERT INTO " + table + " (slot, runner, completed)"
-                     + " VALUES (?, ?, ?)")) {
+                PreparedStatement p = c.prepareStatement(
+                        "INSERT INTO " + table + " (slot, runner, completed)" + " VALUES (?, ?, ?)")) {
             p.setString(1, at);
             p.setString(2, runner);
             p.setBoolean(3, completed);
@@ -252,9 +271,10 @@ final class MinuteSlotsScenario implements Scenario {
         for (int i = 0; i < SLOTS; i++) {
             runs.put(hhmm(slot(i)), 0);
         }
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT slot, COUNT(*) FROM " + table + " WHERE completed"
-                     + " GROUP BY slot")) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT slot, COUNT(*) FROM " + table + " WHERE completed" + " GROUP BY slot")) {
             while (rs.next()) {
                 runs.put(rs.getString(1), rs.getInt(2));
             }
@@ -281,8 +301,8 @@ final class MinuteSlotsScenario implements Scenario {
             for (int index = 0; index < SLOTS; index++) {
                 Instant slot = slot(index);
                 if (DEPLOY_GAP.contains(index)) {
-                    timeline.problem("replica-0", "slot " + hhmm(slot) + ": deploy in progress, no replica alive",
-                            hhmm(slot));
+                    timeline.problem(
+                            "replica-0", "slot " + hhmm(slot) + ": deploy in progress, no replica alive", hhmm(slot));
                     Thread.sleep(SLOT_MS); // the story's minute
                     continue;
                 }
@@ -297,8 +317,10 @@ final class MinuteSlotsScenario implements Scenario {
                 }
                 SlotClaim claim = winners.get(0);
                 if (index == CRASHING_SLOT) {
-                    timeline.problem(claim.runner(), "slot " + hhmm(slot) + ": CRASHED mid-run (fence "
-                            + claim.fence() + ")", hhmm(slot));
+                    timeline.problem(
+                            claim.runner(),
+                            "slot " + hhmm(slot) + ": CRASHED mid-run (fence " + claim.fence() + ")",
+                            hhmm(slot));
                 } else if (index == SLOW_SLOT) {
                     Thread slow = slowRunner(slots, timeline, claim, slowSlotSwept, lateRejected);
                     slowRunners.add(slow);
@@ -316,18 +338,31 @@ final class MinuteSlotsScenario implements Scenario {
             List<Instant> missing = slots.missingSlots(JOB, slot(0), slot(SLOTS), MINUTE);
             long done = 0;
             for (int i = 0; i < SLOTS; i++) {
-                done += slots.state(JOB, slot(i)).filter(s -> s.status().equals("done")).isPresent() ? 1 : 0;
+                done += slots.state(JOB, slot(i))
+                                .filter(s -> s.status().equals("done"))
+                                .isPresent()
+                        ? 1
+                        : 0;
             }
-            List<String> multiple = winnerCounts.stream().filter(w -> !w.endsWith(" 1")).toList();
+            List<String> multiple =
+                    winnerCounts.stream().filter(w -> !w.endsWith(" 1")).toList();
             List<String> verdicts = List.of(
                     "slots done: " + done + " of " + SLOTS + "; slots with more than one winner: "
                             + listOrNone(multiple),
                     "late completes rejected: " + listOrNone(lateRejected),
-                    "missing slots after catch-up: " + listOrNone(missing.stream().map(MinuteSlotsScenario::hhmm)
-                            .toList()));
+                    "missing slots after catch-up: "
+                            + listOrNone(missing.stream()
+                                    .map(MinuteSlotsScenario::hhmm)
+                                    .toList()));
             env.printVerdicts(verdicts);
             boolean held = done == SLOTS && multiple.isEmpty() && !lateRejected.isEmpty() && missing.isEmpty();
-            return new RunResult(NAME, "with Leasehold", false, timeline, verdicts, held,
+            return new RunResult(
+                    NAME,
+                    "with Leasehold",
+                    false,
+                    timeline,
+                    verdicts,
+                    held,
                     "every slot done exactly once, the slow runner's late complete rejected, no slot missing");
         } finally {
             racers.shutdownNow();
@@ -356,45 +391,58 @@ final class MinuteSlotsScenario implements Scenario {
 
     private static void report(Timeline timeline, List<String> winnerCounts, Instant slot, List<SlotClaim> winners) {
         String names = winners.stream().map(SlotClaim::runner).collect(Collectors.joining(", "));
-        String line = "slot " + hhmm(slot) + ": " + winners.size() + " winner(s) -> " + (names.isEmpty() ? "none"
-                : names);
+        String line =
+                "slot " + hhmm(slot) + ": " + winners.size() + " winner(s) -> " + (names.isEmpty() ? "none" : names);
         timeline.info(winners.isEmpty() ? "replica-0" : winners.get(0).runner(), line, hhmm(slot));
         winnerCounts.add(hhmm(slot) + " " + winners.size());
     }
 
     private static void complete(SlotRuns slots, Timeline timeline, SlotClaim claim) {
         if (slots.complete(claim, "report for " + hhmm(claim.slot()) + " by " + claim.runner())) {
-            timeline.accepted(claim.runner(), "slot " + hhmm(claim.slot()) + ": complete with fence " + claim.fence()
-                    + " (1 row)", claim.fence(), hhmm(claim.slot()));
+            timeline.accepted(
+                    claim.runner(),
+                    "slot " + hhmm(claim.slot()) + ": complete with fence " + claim.fence() + " (1 row)",
+                    claim.fence(),
+                    hhmm(claim.slot()));
         } else {
-            timeline.rejected(claim.runner(), "slot " + hhmm(claim.slot()) + ": complete with fence " + claim.fence()
-                    + " REJECTED (0 rows): the slot was taken over", claim.fence(), hhmm(claim.slot()));
+            timeline.rejected(
+                    claim.runner(),
+                    "slot " + hhmm(claim.slot()) + ": complete with fence " + claim.fence()
+                            + " REJECTED (0 rows): the slot was taken over",
+                    claim.fence(),
+                    hhmm(claim.slot()));
         }
     }
 
     /** The slow (not dead) runner: outlives its lease, and completes only after the sweep took its slot over. */
-    private static Thread slowRunner(SlotRuns slots, Timeline timeline, SlotClaim claim, CountDownLatch swept,
-                                     List<String> lateRejected) {
-        Thread slow = new Thread(() -> {
-            int work = timeline.begin(claim.runner(), Timeline.SpanKind.PAUSE, "slow run (GC pause)");
-            try {
-                Thread.sleep(SLOW_RUN_MS); // the story's slow run, longer than its lease
-                Latches.await(swept, 10_000, "the sweep takes the slow runner's slot over");
-                timeline.end(work);
-                if (!slots.complete(claim, "late report by " + claim.runner())) {
-                    synchronized (lateRejected) {
-                        lateRejected.add(hhmm(claim.slot()) + " (" + claim.runner() + ", fence " + claim.fence() + ")");
+    private static Thread slowRunner(
+            SlotRuns slots, Timeline timeline, SlotClaim claim, CountDownLatch swept, List<String> lateRejected) {
+        Thread slow = new Thread(
+                () -> {
+                    int work = timeline.begin(claim.runner(), Timeline.SpanKind.PAUSE, "slow run (GC pause)");
+                    try {
+                        Thread.sleep(SLOW_RUN_MS); // the story's slow run, longer than its lease
+                        Latches.await(swept, 10_000, "the sweep takes the slow runner's slot over");
+                        timeline.end(work);
+                        if (!slots.complete(claim, "late report by " + claim.runner())) {
+                            synchronized (lateRejected) {
+                                lateRejected.add(
+                                        hhmm(claim.slot()) + " (" + claim.runner() + ", fence " + claim.fence() + ")");
+                            }
+                            timeline.rejected(
+                                    claim.runner(),
+                                    "slot " + hhmm(claim.slot()) + ": late complete with fence " + claim.fence()
+                                            + " REJECTED (0 rows): the slot was swept",
+                                    claim.fence(),
+                                    hhmm(claim.slot()));
+                        } else {
+                            timeline.problem(claim.runner(), "slot " + hhmm(claim.slot()) + ": late complete accepted");
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
                     }
-                    timeline.rejected(claim.runner(), "slot " + hhmm(claim.slot()) + ": late complete with fence "
-                            + claim.fence() + " REJECTED (0 rows): the slot was swept", claim.fence(),
-                            hhmm(claim.slot()));
-                } else {
-                    timeline.problem(claim.runner(), "slot " + hhmm(claim.slot()) + ": late complete accepted");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "slow-" + claim.runner());
+                },
+                "slow-" + claim.runner());
         slow.start();
         return slow;
     }
@@ -403,8 +451,10 @@ final class MinuteSlotsScenario implements Scenario {
     private static void sweep(SlotRuns slots, Timeline timeline, CountDownLatch slowSlotSwept) {
         List<SlotClaim> taken = slots.sweep(JOB, "replica-7", Duration.ofMillis(LEASE_MS));
         for (SlotClaim claim : taken) {
-            timeline.info("replica-7", "sweep: took over slot " + hhmm(claim.slot()) + " (lease expired), fence "
-                    + claim.fence(), hhmm(claim.slot()));
+            timeline.info(
+                    "replica-7",
+                    "sweep: took over slot " + hhmm(claim.slot()) + " (lease expired), fence " + claim.fence(),
+                    hhmm(claim.slot()));
             if (claim.slot().equals(slot(SLOW_SLOT))) {
                 slowSlotSwept.countDown();
             }
@@ -415,10 +465,13 @@ final class MinuteSlotsScenario implements Scenario {
     /** After the deploy: find the slots nobody claimed, and run each once. */
     private static void catchUp(SlotRuns slots, Timeline timeline, ExecutorService racers, List<String> winnerCounts)
             throws Exception {
-        List<Instant> missing = slots.missingSlots(JOB, slot(0), slot(DEPLOY_GAP.get(DEPLOY_GAP.size() - 1) + 1),
-                MINUTE);
-        timeline.info("replica-0", "deploy done; catch-up scan finds missing slots: "
-                + listOrNone(missing.stream().map(MinuteSlotsScenario::hhmm).toList()));
+        List<Instant> missing =
+                slots.missingSlots(JOB, slot(0), slot(DEPLOY_GAP.get(DEPLOY_GAP.size() - 1) + 1), MINUTE);
+        timeline.info(
+                "replica-0",
+                "deploy done; catch-up scan finds missing slots: "
+                        + listOrNone(
+                                missing.stream().map(MinuteSlotsScenario::hhmm).toList()));
         for (Instant slot : missing) {
             List<SlotClaim> winners = race(slots, racers, slot);
             report(timeline, winnerCounts, slot, winners);

@@ -35,7 +35,8 @@ public final class PauseChild {
         DataSource ds = new SimpleDataSource(child.jdbcUrl(), child.user(), child.password());
         FenceGate gate = new FenceGate(ds, StoreConfig.defaults().withTablePrefix(child.prefix()));
         CuratorFramework client = TcpProxy.clientBuilder(child.zk(), child.sessionMs())
-                .retryPolicy(new RetryNTimes(10, 100)).build();
+                .retryPolicy(new RetryNTimes(10, 100))
+                .build();
         client.start();
         FencedLeaderLatch latch = new FencedLeaderLatch(client, child.path(), child.id());
         latch.addListener(new FencedLeaderListener() {
@@ -58,8 +59,8 @@ public final class PauseChild {
         new CountDownLatch(1).await(); // runs until the scenario kills it
     }
 
-    private static void write(PrintStream out, FenceGate gate, DataSource ds, ChildArgs child, long token,
-                              long session) {
+    private static void write(
+            PrintStream out, FenceGate gate, DataSource ds, ChildArgs child, long token, long session) {
         try {
             if (child.fenced()) {
                 gate.advance(child.resource(), token);

@@ -56,8 +56,10 @@ final class PaymentApi implements AutoCloseable {
         try {
             PaymentApi api = new PaymentApi(honoursKeys, timeline);
             api.server.start();
-            timeline.info(LANE, "payment API up at " + api.uri() + (honoursKeys ? ", honours Idempotency-Key"
-                    : ", IGNORES Idempotency-Key"));
+            timeline.info(
+                    LANE,
+                    "payment API up at " + api.uri()
+                            + (honoursKeys ? ", honours Idempotency-Key" : ", IGNORES Idempotency-Key"));
             return api;
         } catch (IOException e) {
             throw new EnvException("could not start the payment API on loopback: " + e.getMessage(), e);
@@ -99,7 +101,9 @@ final class PaymentApi implements AutoCloseable {
                 } else if (replay) {
                     answer = earlier;
                     replayed.add(customer(body));
-                    timeline.info(LANE, "key " + key + " seen before: the first response again, NO charge",
+                    timeline.info(
+                            LANE,
+                            "key " + key + " seen before: the first response again, NO charge",
                             customer(body) + " replayed");
                 } else {
                     answer = charge(body, sent == null ? "no key" : "key " + sent + (honoursKeys ? "" : " ignored"));
@@ -121,7 +125,9 @@ final class PaymentApi implements AutoCloseable {
         int times = charges.merge(customer, 1, Integer::sum);
         String id = "ch_" + nextCharge++;
         if (times > 1) {
-            timeline.problem(LANE, "charged " + customer + " AGAIN (" + id + ", " + how + "): " + times + " charges",
+            timeline.problem(
+                    LANE,
+                    "charged " + customer + " AGAIN (" + id + ", " + how + "): " + times + " charges",
                     customer + " again");
         } else {
             timeline.info(LANE, "charged " + customer + " (" + id + ", " + how + ")", customer);

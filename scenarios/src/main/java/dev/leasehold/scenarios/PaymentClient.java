@@ -17,8 +17,10 @@ final class PaymentClient {
     /** The provider's answer: its status, its body, and whether it was replayed from the key. */
     record Answer(int status, String body, boolean replayed) {}
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2))
+            .build();
     private final URI uri;
 
     PaymentClient(URI uri) {
@@ -41,7 +43,8 @@ final class PaymentClient {
      * @throws IOException if the provider could not be reached or answered other than 2xx
      */
     Answer charge(String body, IdempotencyKey key) throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5))
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri)
+                .timeout(Duration.ofSeconds(5))
                 .header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         if (key != null) {
@@ -51,7 +54,9 @@ final class PaymentClient {
         if (response.statusCode() / 100 != 2) {
             throw new IOException("payment API answered " + response.statusCode() + ": " + response.body());
         }
-        return new Answer(response.statusCode(), response.body(),
+        return new Answer(
+                response.statusCode(),
+                response.body(),
                 response.headers().firstValue("Idempotent-Replayed").isPresent());
     }
 }

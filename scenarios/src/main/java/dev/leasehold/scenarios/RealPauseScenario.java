@@ -49,8 +49,9 @@ final class RealPauseScenario implements Scenario {
     @Override
     public List<RunResult> run(Env env) throws Exception {
         if (!supported()) {
-            env.out().println("  real-pause: skipped: it needs kill -STOP / kill -CONT (Linux or macOS); this is "
-                    + System.getProperty("os.name"));
+            env.out()
+                    .println("  real-pause: skipped: it needs kill -STOP / kill -CONT (Linux or macOS); this is "
+                            + System.getProperty("os.name"));
             return List.of();
         }
         return List.of(runWith(env, false), runWith(env, true));
@@ -81,16 +82,19 @@ final class RealPauseScenario implements Scenario {
                     tokens.put(child, Long.parseLong(parts[1]));
                     timeline.info(child, "leads with token " + parts[1]);
                 }
-                case "FENCED" -> timeline.accepted(child, "fenced first with token " + parts[1],
-                        Long.parseLong(parts[1]));
+                case "FENCED" -> timeline.accepted(
+                        child, "fenced first with token " + parts[1], Long.parseLong(parts[1]));
                 case "WROTE" -> {
                     writes.merge(child, 1, Integer::sum);
-                    timeline.accepted(child, "wrote #" + parts[2] + " with token " + parts[1], Long.parseLong(parts[1]));
+                    timeline.accepted(
+                            child, "wrote #" + parts[2] + " with token " + parts[1], Long.parseLong(parts[1]));
                 }
                 case "REJECTED" -> {
                     rejections.put(child, "write with token " + parts[1] + " rejected (highest " + parts[2] + ")");
-                    timeline.rejected(child, "write with token " + parts[1] + " REJECTED: stale, the highest is "
-                            + parts[2], Long.parseLong(parts[1]));
+                    timeline.rejected(
+                            child,
+                            "write with token " + parts[1] + " REJECTED: stale, the highest is " + parts[2],
+                            Long.parseLong(parts[1]));
                 }
                 case "LOST" -> timeline.info(child, "leadership lost, token " + parts[1] + " withdrawn");
                 default -> timeline.problem(child, text);
@@ -103,8 +107,7 @@ final class RealPauseScenario implements Scenario {
         }
 
         /** Waits until {@code condition} holds; the children's lines are the events. */
-        synchronized void await(BooleanSupplier condition, String what)
-                throws InterruptedException {
+        synchronized void await(BooleanSupplier condition, String what) throws InterruptedException {
             long deadline = System.currentTimeMillis() + WAIT_MS;
             while (!condition.getAsBoolean()) {
                 long left = deadline - System.currentTimeMillis();
@@ -118,8 +121,9 @@ final class RealPauseScenario implements Scenario {
 
     private RunResult runWith(Env env, boolean fenced) throws Exception {
         String title = fenced ? "with Leasehold" : "as it happened";
-        env.out().println("-- " + title + ": three child JVMs, the leader frozen with kill -STOP"
-                + (fenced ? ", writes through FenceGate" : ", writes without a token check"));
+        env.out()
+                .println("-- " + title + ": three child JVMs, the leader frozen with kill -STOP"
+                        + (fenced ? ", writes through FenceGate" : ", writes without a token check"));
         String run = NAME + (fenced ? "-fenced" : "-broken");
         String url = env.jdbcUrlForChildren(run);
         DataSource ds = new SimpleDataSource(url, env.user(), env.password());
@@ -130,8 +134,8 @@ final class RealPauseScenario implements Scenario {
         Timeline timeline = new Timeline(NAME + ": " + title, env.out(), List.of("child-1", "child-2", "child-3"));
         Children children = new Children(timeline);
         Map<String, Process> processes = new LinkedHashMap<>();
-        ChildJvm.ExitHook cleanup = ChildJvm.onExit("real-pause-kill-children",
-                () -> processes.values().forEach(Process::destroyForcibly));
+        ChildJvm.ExitHook cleanup = ChildJvm.onExit(
+                "real-pause-kill-children", () -> processes.values().forEach(Process::destroyForcibly));
         try {
             for (String child : List.of("child-1", "child-2", "child-3")) {
                 Process process = start(env, url, path, child, prefix, fenced);
@@ -148,9 +152,13 @@ final class RealPauseScenario implements Scenario {
             int pause = timeline.begin(leader, Timeline.SpanKind.PAUSE, "kill -STOP");
             timeline.problem(leader, "kill -STOP: the whole process is frozen (GC pause, frozen VM)");
             int writesWhenFrozen = children.writes(leader);
-            children.await(() -> children.leaders.stream().anyMatch(c -> !c.equals(leader)),
+            children.await(
+                    () -> children.leaders.stream().anyMatch(c -> !c.equals(leader)),
                     "another child leads (the frozen leader's session expired on the server)");
-            String next = children.leaders.stream().filter(c -> !c.equals(leader)).findFirst().orElseThrow();
+            String next = children.leaders.stream()
+                    .filter(c -> !c.equals(leader))
+                    .findFirst()
+                    .orElseThrow();
             children.await(() -> children.writes(next) >= 1, next + " writes");
             timeline.end(pause);
             timeline.info(leader, "kill -CONT: thawed, believing it still leads with token " + oldToken);
@@ -162,16 +170,25 @@ final class RealPauseScenario implements Scenario {
                 children.await(() -> children.writes(leader) > writesWhenFrozen, leader + " writes again");
             }
             timeline.finish();
-            long landed = HistoryChecker.staleCommits(HistoryTable.read(ds, prefix)).size();
-            String stale = fenced ? children.rejections.get(leader)
+            long landed =
+                    HistoryChecker.staleCommits(HistoryTable.read(ds, prefix)).size();
+            String stale = fenced
+                    ? children.rejections.get(leader)
                     : "its writes with token " + oldToken + " landed after " + next + "'s";
-            List<String> verdicts = List.of("stale leader " + leader + ": " + stale,
-                    "stale writes in the ledger: " + landed);
+            List<String> verdicts =
+                    List.of("stale leader " + leader + ": " + stale, "stale writes in the ledger: " + landed);
             env.printVerdicts(verdicts);
             boolean asExpected = fenced ? landed == 0 : landed > 0;
-            return new RunResult(NAME, title, !fenced, timeline, verdicts, asExpected, fenced
-                    ? "the thawed leader's write rejected and no stale write in the ledger"
-                    : "the thawed leader's stale write lands after the new leader's");
+            return new RunResult(
+                    NAME,
+                    title,
+                    !fenced,
+                    timeline,
+                    verdicts,
+                    asExpected,
+                    fenced
+                            ? "the thawed leader's write rejected and no stale write in the ledger"
+                            : "the thawed leader's stale write lands after the new leader's");
         } finally {
             for (Process process : processes.values()) {
                 process.destroyForcibly();
@@ -186,22 +203,28 @@ final class RealPauseScenario implements Scenario {
 
     private static Process start(Env env, String url, String path, String child, String prefix, boolean fenced)
             throws IOException {
-        return ChildJvm.start(PauseChild.class, ChildArgs.of(env.zkConnect(), url, prefix, child, path, "ledger",
-                Env.SESSION_MS).withCredentials(env.user(), env.password()).withFenced(fenced).toArgs());
+        return ChildJvm.start(
+                PauseChild.class,
+                ChildArgs.of(env.zkConnect(), url, prefix, child, path, "ledger", Env.SESSION_MS)
+                        .withCredentials(env.user(), env.password())
+                        .withFenced(fenced)
+                        .toArgs());
     }
 
     private static void pipe(String child, Process process, Children children) {
-        Thread reader = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    children.said(child, line);
-                }
-            } catch (IOException ignored) {
-                // the child is gone
-            }
-        }, "pipe-" + child);
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader in = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        String line;
+                        while ((line = in.readLine()) != null) {
+                            children.said(child, line);
+                        }
+                    } catch (IOException ignored) {
+                        // the child is gone
+                    }
+                },
+                "pipe-" + child);
         reader.setDaemon(true);
         reader.start();
     }

@@ -49,14 +49,21 @@ final class RelayPair implements AutoCloseable {
     private volatile long stallMillis;
     private volatile boolean stopped;
 
-    RelayPair(DataSource ds, StoreConfig config, PaymentClient client, Timeline timeline, IdempotencyKey stallKey,
-              int intents) {
+    RelayPair(
+            DataSource ds,
+            StoreConfig config,
+            PaymentClient client,
+            Timeline timeline,
+            IdempotencyKey stallKey,
+            int intents) {
         this.timeline = timeline;
         this.client = client;
         this.stallKey = stallKey;
         this.allDelivered = new CountDownLatch(intents);
-        RelayConfig relayConfig = RelayConfig.defaults().withLease(Duration.ofMillis(LEASE_MS))
-                .withBackoff(Duration.ofMillis(50), Duration.ofSeconds(1)).withMaxAttempts(5);
+        RelayConfig relayConfig = RelayConfig.defaults()
+                .withLease(Duration.ofMillis(LEASE_MS))
+                .withBackoff(Duration.ofMillis(50), Duration.ofSeconds(1))
+                .withMaxAttempts(5);
         for (String name : List.of("relay-1", "relay-2")) {
             relays.add(new OutboxRelay(ds, name, config, relayConfig));
         }
@@ -117,8 +124,11 @@ final class RelayPair implements AutoCloseable {
             RelayOutcome outcome = relayed.get().outcome();
             String customer = PaymentClient.customerOf(claim.payload());
             if (outcome == RelayOutcome.DELIVERED) {
-                timeline.accepted(me, "recorded " + customer + " as delivered (fence " + claim.fence() + ")",
-                        claim.fence(), customer);
+                timeline.accepted(
+                        me,
+                        "recorded " + customer + " as delivered (fence " + claim.fence() + ")",
+                        claim.fence(),
+                        customer);
                 windows.add(timeline.now() - sendStart[0]); // the stalled send is never recorded, so never here
                 if (delivered.add(claim.key())) {
                     allDelivered.countDown();
@@ -128,8 +138,12 @@ final class RelayPair implements AutoCloseable {
                 }
             } else if (outcome == RelayOutcome.CLAIM_LOST) {
                 lateRecords.add(me + "'s delivery of " + customer + " (fence " + claim.fence() + ")");
-                timeline.rejected(me, "its record of " + customer + " REFUSED: claim lost (fence " + claim.fence()
-                        + "; another relay claimed it after the lease)", claim.fence(), customer);
+                timeline.rejected(
+                        me,
+                        "its record of " + customer + " REFUSED: claim lost (fence " + claim.fence()
+                                + "; another relay claimed it after the lease)",
+                        claim.fence(),
+                        customer);
             } else {
                 timeline.problem(me, "attempt " + claim.attempt() + " for " + customer + ": " + outcome);
             }
@@ -144,15 +158,23 @@ final class RelayPair implements AutoCloseable {
         String customer = PaymentClient.customerOf(claim.payload());
         sendStart[0] = timeline.now();
         PaymentClient.Answer answer = client.charge(claim.payload(), claim.key());
-        timeline.info(me, "sent " + customer + " with key " + claim.key() + " (attempt " + claim.attempt() + "): "
-                + answer.status() + (answer.replayed() ? ", replayed from the key" : ""));
+        timeline.info(
+                me,
+                "sent " + customer + " with key " + claim.key() + " (attempt " + claim.attempt() + "): "
+                        + answer.status() + (answer.replayed() ? ", replayed from the key" : ""));
         if (claim.key().equals(stallKey) && stalling.compareAndSet(false, true)) {
             staller = me;
-            timeline.span(me, Timeline.SpanKind.LEASE, "claim, lease " + LEASE_MS + " ms", sendStart[0],
+            timeline.span(
+                    me,
+                    Timeline.SpanKind.LEASE,
+                    "claim, lease " + LEASE_MS + " ms",
+                    sendStart[0],
                     sendStart[0] + LEASE_MS); // the claim was taken just before the send
             int pause = timeline.begin(me, Timeline.SpanKind.PAUSE, "stalled between send and record");
-            timeline.problem(me, "STALLS after the provider answered, before recording (a GC pause), longer than its "
-                    + LEASE_MS + " ms lease");
+            timeline.problem(
+                    me,
+                    "STALLS after the provider answered, before recording (a GC pause), longer than its " + LEASE_MS
+                            + " ms lease");
             long from = timeline.now();
             Latches.await(stallResolved, WAIT_MS, "another relay delivers " + customer);
             stallMillis = timeline.now() - from;

@@ -13,5 +13,11 @@ import java.util.List;
  * @param asExpected  the broken run reproduced the incident, or the Leasehold run held its invariant
  * @param expectation what was expected, said when it did not hold
  */
-public record RunResult(String scenario, String title, boolean broken, Timeline timeline, List<String> verdicts,
-                        boolean asExpected, String expectation) {}
+public record RunResult(
+        String scenario,
+        String title,
+        boolean broken,
+        Timeline timeline,
+        List<String> verdicts,
+        boolean asExpected,
+        String expectation) {}

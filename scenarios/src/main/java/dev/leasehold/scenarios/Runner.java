@@ -21,8 +21,8 @@ final class Runner {
         long started = System.nanoTime();
         List<RunResult> results = new ArrayList<>();
         List<String> crashed = new ArrayList<>();
-        try (Env env = Env.start(Env.Settings.embedded(out).withZk(options.zk).withJdbc(options.jdbc, options.user,
-                options.password))) {
+        try (Env env = Env.start(
+                Env.Settings.embedded(out).withZk(options.zk).withJdbc(options.jdbc, options.user, options.password))) {
             out.println("Leasehold scenarios on " + env.describe());
             for (Scenario scenario : scenarios) {
                 out.println();
@@ -51,7 +51,11 @@ final class Runner {
         out.println("=== verdicts");
         List<String> failed = new ArrayList<>(crashed);
         for (RunResult result : results) {
-            out.printf("  %s %s / %s: %s%n", result.asExpected() ? "ok  " : "FAIL", result.scenario(), result.title(),
+            out.printf(
+                    "  %s %s / %s: %s%n",
+                    result.asExpected() ? "ok  " : "FAIL",
+                    result.scenario(),
+                    result.title(),
                     String.join("; ", result.verdicts()));
             if (!result.asExpected()) {
                 failed.add(result.scenario() + " / " + result.title() + ": expected " + result.expectation());

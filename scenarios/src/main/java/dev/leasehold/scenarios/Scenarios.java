@@ -10,8 +10,12 @@ final class Scenarios {
     private Scenarios() {}
 
     static List<Scenario> all() {
-        return List.of(new DuplicateBatchScenario(), new StaleLeaderScenario(), new MinuteSlotsScenario(),
-                new RealPauseScenario(), new BillingExternalScenario());
+        return List.of(
+                new DuplicateBatchScenario(),
+                new StaleLeaderScenario(),
+                new MinuteSlotsScenario(),
+                new RealPauseScenario(),
+                new BillingExternalScenario());
     }
 
     static Optional<Scenario> byName(String name) {

@@ -1,11 +1,10 @@
 package dev.leasehold.scenarios;
 
-import dev.leasehold.testkit.Ddl;
-import dev.leasehold.recipes.FencedLeaderLatch;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StaleTokenException;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.testkit.Ddl;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -29,6 +28,8 @@ import javax.sql.DataSource;
  * silences, so the server expires A's session; A's billing worker is held at the point between its "am I leader?"
  * check and its next write. In this in-process replay A's ZooKeeper client keeps running and notices the loss; the
  * frozen worker does not, as in a real GC pause.
+ *
+ * <p>Why one file of more than 300 lines: one story in four runs told in order, as the timeline shows it.
  */
 final class StaleLeaderScenario implements Scenario {
 
@@ -60,7 +61,8 @@ final class StaleLeaderScenario implements Scenario {
 
         static Charges create(DataSource ds, String prefix, boolean keyed) throws SQLException {
             Charges charges = new Charges(ds, prefix + "charges");
-            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = ds.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE " + charges.table + " (id " + Ddl.identity(c) + " PRIMARY KEY,"
                         + " customer VARCHAR(20) NOT NULL, period VARCHAR(10) NOT NULL, instance VARCHAR(10) NOT NULL,"
                         + " token BIGINT" + (keyed ? ", UNIQUE (customer, period)" : "") + ")");
@@ -69,8 +71,8 @@ final class StaleLeaderScenario implements Scenario {
         }
 
         void insert(Connection c, String customer, String instance, Long token) throws SQLException {
-            try (PreparedStatement p = c.prepareStatement("INSERT INTO " + table
-                    + " (customer, period, instance, token) VALUES (?, ?, ?, ?)")) {
+            try (PreparedStatement p = c.prepareStatement(
+                    "INSERT INTO " + table + " (customer, period, instance, token) VALUES (?, ?, ?, ?)")) {
                 p.setString(1, customer);
                 p.setString(2, PERIOD);
                 p.setString(3, instance);
@@ -92,8 +94,9 @@ final class StaleLeaderScenario implements Scenario {
         Map<String, Integer> countByCustomer() throws SQLException {
             Map<String, Integer> counts = new LinkedHashMap<>();
             CUSTOMERS.forEach(customer -> counts.put(customer, 0));
-            try (Connection c = ds.getConnection(); Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT customer, COUNT(*) FROM " + table + " GROUP BY customer")) {
+            try (Connection c = ds.getConnection();
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT customer, COUNT(*) FROM " + table + " GROUP BY customer")) {
                 while (rs.next()) {
                     counts.put(rs.getString(1), rs.getInt(2));
                 }
@@ -102,13 +105,17 @@ final class StaleLeaderScenario implements Scenario {
         }
 
         Set<String> charged() throws SQLException {
-            return countByCustomer().entrySet().stream().filter(e -> e.getValue() > 0).map(Map.Entry::getKey)
+            return countByCustomer().entrySet().stream()
+                    .filter(e -> e.getValue() > 0)
+                    .map(Map.Entry::getKey)
                     .collect(Collectors.toCollection(TreeSet::new));
         }
     }
 
     private static String customersWith(Map<String, Integer> counts, int times) {
-        String list = counts.entrySet().stream().filter(e -> e.getValue() == times).map(Map.Entry::getKey)
+        String list = counts.entrySet().stream()
+                .filter(e -> e.getValue() == times)
+                .map(Map.Entry::getKey)
                 .collect(Collectors.joining(", "));
         return list.isEmpty() ? "none" : list;
     }
@@ -147,8 +154,14 @@ final class StaleLeaderScenario implements Scenario {
             Map<String, Integer> counts = charges.countByCustomer();
             List<String> verdicts = List.of("customers charged 3 times: " + customersWith(counts, 3));
             env.printVerdicts(verdicts);
-            return new RunResult(NAME, "uncoordinated", true, timeline, verdicts,
-                    counts.values().stream().allMatch(n -> n == 3), "every customer charged 3 times");
+            return new RunResult(
+                    NAME,
+                    "uncoordinated",
+                    true,
+                    timeline,
+                    verdicts,
+                    counts.values().stream().allMatch(n -> n == 3),
+                    "every customer charged 3 times");
         } finally {
             env.dropTables(ds, prefix);
         }
@@ -166,12 +179,11 @@ final class StaleLeaderScenario implements Scenario {
             timeline.info("C", "not configured to run billing: idle");
             timeline.finish();
             Map<String, Integer> counts = charges.countByCustomer();
-            String charged = counts.values().stream().allMatch(n -> n == 0) ? "none"
-                    : customersWith(counts, 1);
+            String charged = counts.values().stream().allMatch(n -> n == 0) ? "none" : customersWith(counts, 1);
             List<String> verdicts = List.of("customers charged: " + charged);
             env.printVerdicts(verdicts);
-            return new RunResult(NAME, "pinned", true, timeline, verdicts, charged.equals("none"),
-                    "no customer charged at all");
+            return new RunResult(
+                    NAME, "pinned", true, timeline, verdicts, charged.equals("none"), "no customer charged at all");
         } finally {
             env.dropTables(ds, prefix);
         }
@@ -232,7 +244,8 @@ final class StaleLeaderScenario implements Scenario {
                 boolean again = charges.charged().contains(customer);
                 charges.insert(customer, me, null);
                 if (again) {
-                    timeline.problem(me, "charged " + customer + " AGAIN (writes carry no token, nothing checks)", customer);
+                    timeline.problem(
+                            me, "charged " + customer + " AGAIN (writes carry no token, nothing checks)", customer);
                 } else {
                     timeline.info(me, "charged " + customer, customer);
                 }
@@ -247,8 +260,12 @@ final class StaleLeaderScenario implements Scenario {
                     rejections.add(me + "'s charge of " + customer + " with token " + e.offeredToken() + " (highest "
                             + e.highestToken() + ")");
                 }
-                timeline.rejected(me, "charge of " + customer + " REJECTED: stale token " + e.offeredToken()
-                        + " < " + e.highestToken(), token, customer);
+                timeline.rejected(
+                        me,
+                        "charge of " + customer + " REJECTED: stale token " + e.offeredToken() + " < "
+                                + e.highestToken(),
+                        token,
+                        customer);
                 return false;
             }
         }
@@ -256,9 +273,11 @@ final class StaleLeaderScenario implements Scenario {
 
     private RunResult elected(Env env, boolean fenced) throws Exception {
         String mode = fenced ? "fenced" : "lease-only";
-        env.out().println("-- " + mode + ": A, B, C elect a leader with FencedLeaderLatch; "
-                + (fenced ? "every charge goes through FenceGate, keyed by customer + period"
-                : "charges are written without the token"));
+        env.out()
+                .println("-- " + mode + ": A, B, C elect a leader with FencedLeaderLatch; "
+                        + (fenced
+                                ? "every charge goes through FenceGate, keyed by customer + period"
+                                : "charges are written without the token"));
         Timeline timeline = new Timeline(NAME + ": " + mode, env.out(), List.of("A", "B", "C"));
         DataSource ds = env.dataSource(NAME + "-" + mode);
         String prefix = env.tablePrefix();
@@ -275,8 +294,8 @@ final class StaleLeaderScenario implements Scenario {
             List<String> verdicts = new ArrayList<>();
             if (fenced) {
                 verdicts.add("customers charged exactly once: " + customersWith(counts, 1));
-                verdicts.add("stale writes rejected: " + (billing.rejections.isEmpty() ? "none"
-                        : String.join(", ", billing.rejections)));
+                verdicts.add("stale writes rejected: "
+                        + (billing.rejections.isEmpty() ? "none" : String.join(", ", billing.rejections)));
             } else {
                 verdicts.add("customers charged twice: " + customersWith(counts, 2));
             }
@@ -284,9 +303,16 @@ final class StaleLeaderScenario implements Scenario {
             boolean asExpected = fenced
                     ? counts.values().stream().allMatch(n -> n == 1) && !billing.rejections.isEmpty()
                     : counts.values().stream().anyMatch(n -> n == 2);
-            return new RunResult(NAME, mode, !fenced, timeline, verdicts, asExpected, fenced
-                    ? "every customer charged exactly once and A's stale write rejected"
-                    : "customers charged twice after A wakes");
+            return new RunResult(
+                    NAME,
+                    mode,
+                    !fenced,
+                    timeline,
+                    verdicts,
+                    asExpected,
+                    fenced
+                            ? "every customer charged exactly once and A's stale write rejected"
+                            : "customers charged twice after A wakes");
         } finally {
             env.dropTables(ds, prefix);
         }

@@ -13,10 +13,20 @@ import java.util.Set;
 public final class Timeline {
 
     /** What an event was, for the picture. */
-    public enum Kind { INFO, WRITE_ACCEPTED, WRITE_REJECTED, PROBLEM }
+    public enum Kind {
+        INFO,
+        WRITE_ACCEPTED,
+        WRITE_REJECTED,
+        PROBLEM
+    }
 
     /** What a span was, for the picture. */
-    public enum SpanKind { LEADERSHIP, LEASE, WORK, PAUSE }
+    public enum SpanKind {
+        LEADERSHIP,
+        LEASE,
+        WORK,
+        PAUSE
+    }
 
     /**
      * One event. {@code label} is what the picture writes under the event's mark (e.g. the customer charged or the
@@ -34,6 +44,7 @@ public final class Timeline {
     private final List<Span> spans = new ArrayList<>();
     /** Spans as begun (with toMillis -1); the handle is the index. */
     private final List<Span> begun = new ArrayList<>();
+
     private final Set<Integer> ended = new HashSet<>();
     private long endMillis = -1;
 
@@ -91,11 +102,12 @@ public final class Timeline {
         long at = now();
         addLane(lane);
         events.add(new Event(at, lane, kind, text, token, label));
-        String marker = switch (kind) {
-            case WRITE_REJECTED -> " [REJECTED]";
-            case PROBLEM -> " [!]";
-            default -> "";
-        };
+        String marker =
+                switch (kind) {
+                    case WRITE_REJECTED -> " [REJECTED]";
+                    case PROBLEM -> " [!]";
+                    default -> "";
+                };
         out.printf("  t=%5dms %-10s %s%s%n", at, lane, text, marker);
     }
 

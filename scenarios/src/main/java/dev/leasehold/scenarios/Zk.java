@@ -12,12 +12,14 @@ public final class Zk {
     private Zk() {}
 
     /** Waits until {@code path} has at least {@code count} children. */
-    public static void awaitChildren(CuratorFramework client, String path, int count, long timeoutMillis) throws Exception {
+    public static void awaitChildren(CuratorFramework client, String path, int count, long timeoutMillis)
+            throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         while (true) {
             CountDownLatch changed = new CountDownLatch(1);
             Watcher watcher = event -> changed.countDown();
-            List<String> children = client.checkExists().usingWatcher(watcher).forPath(path) == null ? List.of()
+            List<String> children = client.checkExists().usingWatcher(watcher).forPath(path) == null
+                    ? List.of()
                     : client.getChildren().usingWatcher(watcher).forPath(path);
             if (children.size() >= count) {
                 return;

@@ -26,47 +26,69 @@ class BenchTest {
         Program program = Program.run("bench", "--quick", "--out", out.toString());
         assertThat(program.exitCode()).as(program.all()).isZero();
         String table = Files.readString(out, StandardCharsets.UTF_8);
-        assertThat(table).as(table).contains("| benchmark | variant | n | median | p90 | p99 | ratio of medians | goal |");
+        assertThat(table)
+                .as(table)
+                .contains("| benchmark | variant | n | median | p90 | p99 | ratio of medians | goal |");
         List<String> rows = List.of(
-                "| handoff | LeaderLatch |", "| handoff | FencedLeaderLatch |",
-                "| handoff | LeaderSelector |", "| handoff | FencedLeaderSelector |",
+                "| handoff | LeaderLatch |",
+                "| handoff | FencedLeaderLatch |",
+                "| handoff | LeaderSelector |",
+                "| handoff | FencedLeaderSelector |",
                 "| handoff | LeaderLatch, listener on an executor |",
                 "| handoff | FencedLeaderLatch (vs listener on an executor) |",
-                "| failover | LeaderLatch (session ", "| failover | FencedLeaderLatch (session ",
-                "| herd | naive election, 10 participants |", "| herd | FencedLeaderLatch, 10 participants |",
-                "| herd | naive election, 100 participants |", "| herd | FencedLeaderLatch, 100 participants |",
+                "| failover | LeaderLatch (session ",
+                "| failover | FencedLeaderLatch (session ",
+                "| herd | naive election, 10 participants |",
+                "| herd | FencedLeaderLatch, 10 participants |",
+                "| herd | naive election, 100 participants |",
+                "| herd | FencedLeaderLatch, 100 participants |",
                 "| slots | 10 racers per slot (PostgreSQL ");
         for (String row : rows) {
             assertThat(table).as(table).contains(row);
         }
         for (String db : List.of("H2 ", "PostgreSQL ")) {
             for (String threads : List.of("1 thread)", "4 threads)")) {
-                for (String variant : List.of("plain UPDATE (", "conditional UPDATE with token (",
-                        "plain transaction (", "FenceGate.write (")) {
-                    assertThat(table).as(table).containsPattern("\\| fenced-write \\| " + Pattern
-                            .quote(variant + db) + "[^|]*" + Pattern.quote(threads));
+                for (String variant : List.of(
+                        "plain UPDATE (",
+                        "conditional UPDATE with token (",
+                        "plain transaction (",
+                        "FenceGate.write (")) {
+                    assertThat(table)
+                            .as(table)
+                            .containsPattern("\\| fenced-write \\| " + Pattern.quote(variant + db) + "[^|]*"
+                                    + Pattern.quote(threads));
                 }
             }
         }
         for (int workers : new int[] {1, 4, 8}) {
             String where = " \\(PostgreSQL [^|]*, " + workers + " workers?, \\d+ items\\) \\| ";
-            assertThat(table).as(table).containsPattern("\\| claims \\| autocommit UPDATE of one row[^|]*"
-                    + "synchronous_commit=on[ ,]+fsync=on[^|]*, " + workers + " workers?, \\d+ items\\) \\| ");
+            assertThat(table)
+                    .as(table)
+                    .containsPattern("\\| claims \\| autocommit UPDATE of one row[^|]*"
+                            + "synchronous_commit=on[ ,]+fsync=on[^|]*, " + workers + " workers?, \\d+ items\\) \\| ");
             assertThat(table).as(table).containsPattern("\\| claims \\| Leasehold claimNext \\+ finish" + where);
-            assertThat(table).as(table).containsPattern("\\| claims \\| Leasehold claimUpTo\\(\\d+\\) \\+ finishAll"
-                    + where);
-            assertThat(table).as(table).containsPattern("\\| claims \\| db-scheduler one-time tasks, default polling"
-                    + where);
+            assertThat(table)
+                    .as(table)
+                    .containsPattern("\\| claims \\| Leasehold claimUpTo\\(\\d+\\) \\+ finishAll" + where);
+            assertThat(table)
+                    .as(table)
+                    .containsPattern("\\| claims \\| db-scheduler one-time tasks, default polling" + where);
             String goal = workers == 1 ? " \\|" : "(met|MISSED): >= 1.0x db-scheduler \\|";
-            assertThat(table).as(table).containsPattern("\\| claims \\| Leasehold claimUpTo\\(\\d+\\) over"
-                    + " db-scheduler" + where + "[^\\n]*\\| \\d+\\.\\d+ \\| " + goal);
+            assertThat(table)
+                    .as(table)
+                    .containsPattern("\\| claims \\| Leasehold claimUpTo\\(\\d+\\) over" + " db-scheduler" + where
+                            + "[^\\n]*\\| \\d+\\.\\d+ \\| " + goal);
         }
         for (String db : List.of("H2 ", "PostgreSQL ")) {
             assertThat(table).as(table).contains("| claim-backlog | claimNext, empty queue (" + db);
-            assertThat(table).as(table).containsPattern("\\| claim-backlog \\| claimNext behind [0-9,]+ pending \\+ "
-                    + "[0-9,]+ done \\(" + db + "[^|]*\\| \\d+ \\|[^\\n]*\\| \\d+\\.\\d+ \\| (met|MISSED): <= 2 \\|");
+            assertThat(table)
+                    .as(table)
+                    .containsPattern("\\| claim-backlog \\| claimNext behind [0-9,]+ pending \\+ " + "[0-9,]+ done \\("
+                            + db + "[^|]*\\| \\d+ \\|[^\\n]*\\| \\d+\\.\\d+ \\| (met|MISSED): <= 2 \\|");
         }
-        assertThat(table).as("every comparison carries a ratio and a goal").containsPattern("\\| \\d+\\.\\d+ \\| (met|MISSED): ");
+        assertThat(table)
+                .as("every comparison carries a ratio and a goal")
+                .containsPattern("\\| \\d+\\.\\d+ \\| (met|MISSED): ");
     }
 
     @Test

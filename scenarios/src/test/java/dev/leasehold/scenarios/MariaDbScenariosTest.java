@@ -15,7 +15,9 @@ import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
  * (with credentials) is in LEASEHOLD_TEST_MARIADB_URL; skipped without it, with one line that says how to run it.
  */
 @Timeout(180)
-@EnabledIfEnvironmentVariable(named = "LEASEHOLD_TEST_MARIADB_URL", matches = ".*\\S.*",
+@EnabledIfEnvironmentVariable(
+        named = "LEASEHOLD_TEST_MARIADB_URL",
+        matches = ".*\\S.*",
         disabledReason = "MariaDB tests skipped: start a server with '.ci/mariadb start /tmp/mdb' and run with"
                 + " LEASEHOLD_TEST_MARIADB_URL=<the URL it prints>")
 class MariaDbScenariosTest {
@@ -31,7 +33,8 @@ class MariaDbScenariosTest {
     void theStaleLeaderScenarioHoldsOnMariaDb() {
         Program program = Program.run("run", "stale-leader", "--jdbc", url);
         assertThat(program.exitCode()).as(program.all()).isZero();
-        assertThat(program.out()).as(program.all())
+        assertThat(program.out())
+                .as(program.all())
                 .contains("verdict: customers charged exactly once: c1, c2, c3, c4, c5, c6")
                 .contains("every broken run reproduced its incident and every Leasehold run held");
     }
@@ -39,15 +42,23 @@ class MariaDbScenariosTest {
     @Test
     void aShortCampaignOnMariaDbLeavesNoViolation() throws Exception {
         long seed = Long.getLong("leasehold.chaos.seed", System.nanoTime());
-        System.out.println("MariaDbScenariosTest campaign: seed " + seed + " (replay: -Dleasehold.chaos.seed=" + seed
-                + ")");
+        System.out.println(
+                "MariaDbScenariosTest campaign: seed " + seed + " (replay: -Dleasehold.chaos.seed=" + seed + ")");
         try (ChaosDatabase mariaDb = ChaosDatabase.external(url, null, null)) {
-            ChaosCampaign.Summary summary = new ChaosCampaign(ChaosCampaign.Config.of(Duration.ofSeconds(15), seed, 4,
-                    mariaDb, System.out).withMinimumFaults(2)).run();
+            ChaosCampaign.Summary summary = new ChaosCampaign(
+                            ChaosCampaign.Config.of(Duration.ofSeconds(15), seed, 4, mariaDb, System.out)
+                                    .withMinimumFaults(2))
+                    .run();
             System.out.println(summary.line());
-            assertThat(summary.result().violations()).as("seed %d: %s", seed, summary.line()).isEmpty();
-            assertThat(summary.exercised()).as("seed %d: %s", seed, summary.line()).isTrue();
-            assertThat(summary.line()).as("seed %d", seed).doesNotContain("grants=0 ")
+            assertThat(summary.result().violations())
+                    .as("seed %d: %s", seed, summary.line())
+                    .isEmpty();
+            assertThat(summary.exercised())
+                    .as("seed %d: %s", seed, summary.line())
+                    .isTrue();
+            assertThat(summary.line())
+                    .as("seed %d", seed)
+                    .doesNotContain("grants=0 ")
                     .doesNotContain("writes accepted=0 ");
         }
     }

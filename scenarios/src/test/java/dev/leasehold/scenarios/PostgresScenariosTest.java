@@ -21,10 +21,16 @@ class PostgresScenariosTest {
         NotRoot.require();
         try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
             String url = postgres.getJdbcUrl("postgres", "postgres");
-            Program program = Program.run("--jdbc", url, "--user", "postgres", "--report",
+            Program program = Program.run(
+                    "--jdbc",
+                    url,
+                    "--user",
+                    "postgres",
+                    "--report",
                     dir.resolve("pg.html").toString());
             assertThat(program.exitCode()).as(program.all()).isZero();
-            assertThat(program.out()).as(program.all())
+            assertThat(program.out())
+                    .as(program.all())
                     .contains("database " + url)
                     .contains("verdict: batches processed twice: batch-0")
                     .contains("verdict: customers charged exactly once: c1, c2, c3, c4, c5, c6")

@@ -10,7 +10,9 @@ record Program(int exitCode, String out, String err) {
     static Program run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Main.execute(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        int code = Main.execute(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Program(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }

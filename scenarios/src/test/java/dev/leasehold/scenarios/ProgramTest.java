@@ -23,19 +23,29 @@ class ProgramTest {
     void helpAndListExitZero() {
         Program help = Program.run("--help");
         assertThat(help.exitCode()).isZero();
-        assertThat(help.out()).contains("Usage: leasehold-scenarios").contains("run").contains("list")
-                .contains("--zk").contains("--jdbc").contains("--report");
+        assertThat(help.out())
+                .contains("Usage: leasehold-scenarios")
+                .contains("run")
+                .contains("list")
+                .contains("--zk")
+                .contains("--jdbc")
+                .contains("--report");
         Program list = Program.run("list");
         assertThat(list.exitCode()).isZero();
-        assertThat(list.out()).contains("duplicate-batch").contains("stale-leader").contains("minute-slots")
-                .contains("real-pause").contains("billing-external");
+        assertThat(list.out())
+                .contains("duplicate-batch")
+                .contains("stale-leader")
+                .contains("minute-slots")
+                .contains("real-pause")
+                .contains("billing-external");
     }
 
     @Test
     void anUnknownScenarioIsOneClearLineAndExitCode2() {
         Program program = Program.run("run", "no-such-scenario");
         assertThat(program.exitCode()).as(program.all()).isEqualTo(2);
-        assertThat(program.err().strip()).as(program.all())
+        assertThat(program.err().strip())
+                .as(program.all())
                 .isEqualTo("error: unknown scenario 'no-such-scenario'; known: duplicate-batch, stale-leader,"
                         + " minute-slots, real-pause, billing-external (see --help)");
         assertThat(program.out()).isEmpty();
@@ -57,7 +67,11 @@ class ProgramTest {
     void theScenariosTakeNoSeed() {
         Program program = Program.run("--seed", "7", "list");
         assertThat(program.exitCode()).as(program.all()).isEqualTo(2);
-        assertThat(program.err().lines()).as(program.all()).singleElement().asString().contains("--seed");
+        assertThat(program.err().lines())
+                .as(program.all())
+                .singleElement()
+                .asString()
+                .contains("--seed");
         assertThat(Program.run("--help").out()).doesNotContain("--seed");
     }
 
@@ -65,7 +79,8 @@ class ProgramTest {
     void anUnreachableZooKeeperIsOneLineAndExitCode2() {
         Program program = Program.run("run", "duplicate-batch", "--zk", "127.0.0.1:1");
         assertThat(program.exitCode()).as(program.all()).isEqualTo(2);
-        assertThat(program.err().strip()).as(program.all())
+        assertThat(program.err().strip())
+                .as(program.all())
                 .isEqualTo("error: cannot reach ZooKeeper at 127.0.0.1:1 within 5 s");
         Program verbose = Program.run("run", "duplicate-batch", "--zk", "127.0.0.1:1", "--verbose");
         assertThat(verbose.exitCode()).isEqualTo(2);
@@ -74,8 +89,8 @@ class ProgramTest {
 
     @Test
     void anUnreachableDatabaseIsOneLineAndExitCode2() {
-        Program program = Program.run("run", "duplicate-batch", "--jdbc", "jdbc:postgresql://127.0.0.1:1/none",
-                "--user", "nobody");
+        Program program = Program.run(
+                "run", "duplicate-batch", "--jdbc", "jdbc:postgresql://127.0.0.1:1/none", "--user", "nobody");
         assertThat(program.exitCode()).as(program.all()).isEqualTo(2);
         assertThat(program.err().lines()).as(program.all()).hasSize(1);
         assertThat(program.err()).startsWith("error: cannot reach the database at jdbc:postgresql://127.0.0.1:1/none");
@@ -86,16 +101,24 @@ class ProgramTest {
     void chaosRejectsBadOptionsWithOneLineAndExitCode2() {
         Program help = Program.run("chaos", "--help");
         assertThat(help.exitCode()).isZero();
-        assertThat(help.out()).contains("--processes", "--zk", "--jdbc", "--embedded-postgres", "--seed",
-                "--duration", "--participants", "--unfenced");
+        assertThat(help.out())
+                .contains(
+                        "--processes",
+                        "--zk",
+                        "--jdbc",
+                        "--embedded-postgres",
+                        "--seed",
+                        "--duration",
+                        "--participants",
+                        "--unfenced");
         String[][] bad = {
-                {"chaos", "--participants", "1"},
-                {"chaos", "--duration", "0s"},
-                {"chaos", "--duration", "soon"},
-                {"chaos", "--jdbc", "jdbc:h2:mem:x", "--embedded-postgres"},
-                {"chaos", "--zk", "127.0.0.1:1"},
-                {"chaos", "--jdbc", "jdbc:h2:mem:gone-between-connections"},
-                {"chaos", "--jdbc", "jdbc:postgresql://127.0.0.1:1/none", "--user", "nobody"},
+            {"chaos", "--participants", "1"},
+            {"chaos", "--duration", "0s"},
+            {"chaos", "--duration", "soon"},
+            {"chaos", "--jdbc", "jdbc:h2:mem:x", "--embedded-postgres"},
+            {"chaos", "--zk", "127.0.0.1:1"},
+            {"chaos", "--jdbc", "jdbc:h2:mem:gone-between-connections"},
+            {"chaos", "--jdbc", "jdbc:postgresql://127.0.0.1:1/none", "--user", "nobody"},
         };
         for (String[] args : bad) {
             Program program = Program.run(args);
@@ -110,8 +133,10 @@ class ProgramTest {
         try (TestingServer zk = new TestingServer(true)) {
             Program program = Program.run("chaos", "--zk", zk.getConnectString() + "/missing");
             assertThat(program.exitCode()).as(program.all()).isEqualTo(2);
-            assertThat(program.err().strip()).as(program.all()).isEqualTo("error: --zk: the chroot /missing does"
-                    + " not exist on ZooKeeper at " + zk.getConnectString());
+            assertThat(program.err().strip())
+                    .as(program.all())
+                    .isEqualTo("error: --zk: the chroot /missing does" + " not exist on ZooKeeper at "
+                            + zk.getConnectString());
         }
     }
 
@@ -119,10 +144,17 @@ class ProgramTest {
     void aShortChaosRunPrintsItsSeedAndSummaryAndExitsZero() {
         Program program = Program.run("chaos", "--duration", "5s", "--participants", "2", "--seed", "7");
         assertThat(program.exitCode()).as(program.all()).isZero();
-        assertThat(program.out()).as(program.all()).contains("chaos: seed 7, 5 s, 2 participants",
-                "(replay with --seed 7)", "fault mix: ");
-        assertThat(program.out().lines().filter(l -> l.startsWith("seed=7 faults=")).toList()).as(program.all())
-                .singleElement().asString().matches("seed=7 faults=\\d+ grants=\\d+ writes accepted=\\d+ stale"
+        assertThat(program.out())
+                .as(program.all())
+                .contains("chaos: seed 7, 5 s, 2 participants", "(replay with --seed 7)", "fault mix: ");
+        assertThat(program.out()
+                        .lines()
+                        .filter(l -> l.startsWith("seed=7 faults="))
+                        .toList())
+                .as(program.all())
+                .singleElement()
+                .asString()
+                .matches("seed=7 faults=\\d+ grants=\\d+ writes accepted=\\d+ stale"
                         + " rejected=\\d+ overlapping beliefs=\\d+ max time without a leader=\\d+ms violations=0");
     }
 
@@ -136,29 +168,44 @@ class ProgramTest {
         String html = Files.readString(report, StandardCharsets.UTF_8);
 
         assertThat(html).startsWith("<!DOCTYPE html>");
-        assertThat(html).doesNotContain("src=").doesNotContain("href=").doesNotContain("<link")
+        assertThat(html)
+                .doesNotContain("src=")
+                .doesNotContain("href=")
+                .doesNotContain("<link")
                 .doesNotContain("<script");
         for (String run : new String[] {"uncoordinated", "pinned", "lease-only", "fenced"}) {
             String section = section(html, run);
-            assertThat(section).as(run).contains("<svg").contains("data-lane=\"A\"").contains("data-lane=\"B\"")
+            assertThat(section)
+                    .as(run)
+                    .contains("<svg")
+                    .contains("data-lane=\"A\"")
+                    .contains("data-lane=\"B\"")
                     .contains("data-lane=\"C\"");
             // A reproduced incident reads as one (amber), never as a green tick; the Leasehold run reads as held.
-            assertThat(section).as(run).contains(run.equals("fenced") ? "class=\"verdict held\""
-                    : "class=\"verdict reproduced\"").doesNotContain("class=\"verdict fail\"");
+            assertThat(section)
+                    .as(run)
+                    .contains(run.equals("fenced") ? "class=\"verdict held\"" : "class=\"verdict reproduced\"")
+                    .doesNotContain("class=\"verdict fail\"");
         }
-        assertThat(section(html, "uncoordinated")).contains("incident reproduced, as expected: customers charged 3"
-                + " times").doesNotContain("&#10004;");
+        assertThat(section(html, "uncoordinated"))
+                .contains("incident reproduced, as expected: customers charged 3" + " times")
+                .doesNotContain("&#10004;");
         // The summary table at the top: the scenario's broken runs beside its Leasehold run.
         String summary = html.substring(html.indexOf("<table class=\"summary\">"), html.indexOf("</table>"));
-        assertThat(summary).contains("<tr data-scenario=\"stale-leader\">").contains("<b>lease-only</b>: customers"
-                + " charged twice: c4").contains("<b>fenced</b>: customers charged exactly once");
+        assertThat(summary)
+                .contains("<tr data-scenario=\"stale-leader\">")
+                .contains("<b>lease-only</b>: customers" + " charged twice: c4")
+                .contains("<b>fenced</b>: customers charged exactly once");
         // Each charge is labelled with its customer, so a reader sees who was charged twice without expanding events.
         assertThat(section(html, "lease-only")).contains(">c4</text>");
         String fenced = section(html, "fenced");
         assertThat(fenced).containsPattern(">\\d+ rejected c4</text>");
-        assertThat(fenced).contains("class=\"write rejected\"").contains("class=\"leadership\"")
+        assertThat(fenced)
+                .contains("class=\"write rejected\"")
+                .contains("class=\"leadership\"")
                 .contains("class=\"pause\"");
-        Matcher rejected = Pattern.compile("class=\"write rejected\" data-token=\"(\\d+)\"").matcher(fenced);
+        Matcher rejected = Pattern.compile("class=\"write rejected\" data-token=\"(\\d+)\"")
+                .matcher(fenced);
         assertThat(rejected.find()).isTrue();
         assertThat(section(html, "lease-only")).doesNotContain("class=\"write rejected\"");
     }

@@ -19,9 +19,11 @@ class ScenariosTest {
     Path dir;
 
     private Program run(String scenario) {
-        Program program = Program.run("run", scenario, "--report", dir.resolve(scenario + ".html").toString());
+        Program program = Program.run(
+                "run", scenario, "--report", dir.resolve(scenario + ".html").toString());
         assertThat(program.exitCode()).as(program.all()).isZero();
-        assertThat(program.out()).as(program.all())
+        assertThat(program.out())
+                .as(program.all())
                 .contains("every broken run reproduced its incident and every Leasehold run held");
         return program;
     }
@@ -29,7 +31,8 @@ class ScenariosTest {
     @Test
     void duplicateBatch() {
         Program program = run("duplicate-batch");
-        assertThat(program.out()).as(program.all())
+        assertThat(program.out())
+                .as(program.all())
                 .contains("got lease, processing batch-0")
                 .contains("verdict: batches processed twice: batch-0")
                 .contains("verdict: lease expired mid-work: yes")
@@ -42,7 +45,8 @@ class ScenariosTest {
     @Test
     void staleLeader() {
         Program program = run("stale-leader");
-        assertThat(program.out()).as(program.all())
+        assertThat(program.out())
+                .as(program.all())
                 .contains("verdict: customers charged 3 times: c1, c2, c3, c4, c5, c6")
                 .contains("verdict: customers charged: none")
                 .contains("verdict: customers charged twice: c4")
@@ -53,7 +57,8 @@ class ScenariosTest {
     @Test
     void minuteSlots() {
         Program program = run("minute-slots");
-        assertThat(program.out()).as(program.all())
+        assertThat(program.out())
+                .as(program.all())
                 .containsPattern("slot 03:00: 1 winner\\(s\\) -> replica-\\d")
                 .contains("verdict: duplicate slots: 03:03")
                 .contains("verdict: missing slots: 03:02, 03:05, 03:06")
@@ -66,7 +71,8 @@ class ScenariosTest {
     @Test
     void billingExternal() {
         Program program = run("billing-external");
-        assertThat(program.out()).as(program.all())
+        assertThat(program.out())
+                .as(program.all())
                 .contains("verdict: customers charged twice at the provider: c4")
                 .containsPattern("verdict: provider charges the gate could not undo: A's c4 with token \\d+"
                         + " \\(highest \\d+\\)")
@@ -77,15 +83,16 @@ class ScenariosTest {
                 .contains("verdict: customers charged twice at the provider: c2")
                 .containsPattern("verdict: the window: between a relay's send and its recorded outcome; relay-\\d"
                         + " stalled there \\d+ ms")
-                .containsPattern("verdict: the window without a stall: median \\d+ ms, max \\d+ ms over \\d+"
-                        + " deliveries");
+                .containsPattern(
+                        "verdict: the window without a stall: median \\d+ ms, max \\d+ ms over \\d+" + " deliveries");
     }
 
     @Test
     void realPause() {
         assumeTrue(RealPauseScenario.supported(), "real-pause needs kill -STOP/-CONT (Linux or macOS)");
         Program program = run("real-pause");
-        assertThat(program.out()).as(program.all())
+        assertThat(program.out())
+                .as(program.all())
                 .contains("kill -STOP: the whole process is frozen")
                 .containsPattern("verdict: stale leader child-\\d: its writes with token \\d+ landed after")
                 .containsPattern("verdict: stale leader child-\\d: write with token \\d+ rejected \\(highest \\d+\\)")

@@ -9,8 +9,7 @@ import org.springframework.integration.leader.Candidate;
  */
 final class ElectionPaths {
 
-    private ElectionPaths() {
-    }
+    private ElectionPaths() {}
 
     static String requireRole(String role, Candidate candidate) {
         if (role == null || role.isBlank()) {
@@ -33,8 +32,7 @@ final class ElectionPaths {
     }
 
     static String requireRoot(String root) {
-        if (root == null || !root.startsWith("/") || (root.length() > 1 && root.endsWith("/"))
-                || root.contains("//")) {
+        if (root == null || !root.startsWith("/") || (root.length() > 1 && root.endsWith("/")) || root.contains("//")) {
             throw new IllegalArgumentException("the election root must be an absolute ZooKeeper path such as"
                     + " /leasehold/election (starting with '/', no trailing '/'), was "
                     + (root == null ? "null" : "'" + root + "'"));

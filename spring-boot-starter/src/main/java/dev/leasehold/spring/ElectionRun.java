@@ -33,6 +33,9 @@ import org.springframework.integration.leader.event.LeaderEventPublisher;
  * Curator delete the node.
  *
  * <p>Thread-safety: thread-safe; used by one {@link FencedLeaderInitiator}.
+ *
+ * <p>Why one file of more than 300 lines: one grant's whole course (grant, candidate, revoke, release) runs on one
+ * thread here, and its ordering is the point.
  */
 final class ElectionRun implements FencedLeaderSelectorListener {
 
@@ -53,9 +56,16 @@ final class ElectionRun implements FencedLeaderSelectorListener {
     private volatile Grant grant;
     private volatile boolean stopping;
 
-    ElectionRun(Object source, CuratorFramework client, Candidate candidate, String role, String participantId,
-                String electionPath, Duration closeWait, Supplier<LeaderEventPublisher> publisher,
-                List<FencedLeaderListener> listeners) {
+    ElectionRun(
+            Object source,
+            CuratorFramework client,
+            Candidate candidate,
+            String role,
+            String participantId,
+            String electionPath,
+            Duration closeWait,
+            Supplier<LeaderEventPublisher> publisher,
+            List<FencedLeaderListener> listeners) {
         this.source = source;
         this.client = client;
         this.candidate = candidate;
@@ -100,8 +110,12 @@ final class ElectionRun implements FencedLeaderSelectorListener {
             log.debug("[{}] token {} withdrawn", participantId, token.value());
             cause = withdrawalCause(current);
         } catch (ExecutionException e) {
-            log.error("[{}] onGranted for role '{}' with token {} threw; giving leadership up", participantId,
-                    role, token.value(), e.getCause());
+            log.error(
+                    "[{}] onGranted for role '{}' with token {} threw; giving leadership up",
+                    participantId,
+                    role,
+                    token.value(),
+                    e.getCause());
         } catch (RejectedExecutionException e) {
             log.debug("[{}] stopped before onGranted for token {}", participantId, token.value());
             cause = LossCause.CLOSED;
@@ -125,7 +139,8 @@ final class ElectionRun implements FencedLeaderSelectorListener {
             return LossCause.INTERRUPTED;
         }
         return client.getConnectionStateErrorPolicy().isErrorState(ConnectionState.SUSPENDED)
-                ? LossCause.SUSPENDED : LossCause.LOST;
+                ? LossCause.SUSPENDED
+                : LossCause.LOST;
     }
 
     private void tellAcquired(List<FencedLeaderListener> told, FencingToken token) {
@@ -143,8 +158,7 @@ final class ElectionRun implements FencedLeaderSelectorListener {
             try {
                 listener.leadershipLost(token, cause);
             } catch (RuntimeException e) {
-                log.warn("[{}] a listener threw on the loss of token {} ({})", participantId, token.value(), cause,
-                        e);
+                log.warn("[{}] a listener threw on the loss of token {} ({})", participantId, token.value(), cause, e);
             }
         }
     }
@@ -179,8 +193,12 @@ final class ElectionRun implements FencedLeaderSelectorListener {
         try {
             candidate.onRevoked(current);
         } catch (RuntimeException e) {
-            log.error("[{}] onRevoked for role '{}' with token {} threw", participantId, role,
-                    current.token().value(), e);
+            log.error(
+                    "[{}] onRevoked for role '{}' with token {} threw",
+                    participantId,
+                    role,
+                    current.token().value(),
+                    e);
         }
         if (granted && events != null) {
             try {
@@ -202,9 +220,12 @@ final class ElectionRun implements FencedLeaderSelectorListener {
         if (current != null) {
             selector.interruptLeadership();
             if (!NodeWatch.awaitDeleted(client, current.token().path(), closeWait)) {
-                log.warn("[{}] could not see the node of token {} deleted within {} ms (onRevoked still running,"
-                        + " or ZooKeeper unreachable); closing the selector anyway", participantId,
-                        current.token().value(), closeWait.toMillis());
+                log.warn(
+                        "[{}] could not see the node of token {} deleted within {} ms (onRevoked still running,"
+                                + " or ZooKeeper unreachable); closing the selector anyway",
+                        participantId,
+                        current.token().value(),
+                        closeWait.toMillis());
             }
         }
         selector.close();
@@ -228,7 +249,10 @@ final class ElectionRun implements FencedLeaderSelectorListener {
     void yieldGrant(Grant current) {
         if (grant == current && current.isLeader()) {
             current.yielded = true;
-            log.info("[{}] yielding leadership of role '{}' (token {})", participantId, role,
+            log.info(
+                    "[{}] yielding leadership of role '{}' (token {})",
+                    participantId,
+                    role,
                     current.token().value());
             selector.interruptLeadership();
         }

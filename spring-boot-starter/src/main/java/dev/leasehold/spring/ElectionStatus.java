@@ -16,8 +16,7 @@ import org.apache.curator.framework.CuratorFramework;
  */
 final class ElectionStatus {
 
-    private ElectionStatus() {
-    }
+    private ElectionStatus() {}
 
     static Map<String, Object> roles(List<FencedLeaderInitiator> initiators, boolean connected) {
         Map<String, Object> roles = new LinkedHashMap<>();

@@ -64,6 +64,7 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
     private volatile ElectionRun run;
     /** The last selector started: kept after stop so {@link #currentLeader()} can still read the election. */
     private volatile FencedLeaderSelector lastSelector;
+
     private final Object lifecycle = new Object();
 
     /**
@@ -85,8 +86,8 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
      * @param closeWait    how long {@link #stop()} waits for {@code onRevoked} to return; more than 0, at most 1 h
      * @throws IllegalArgumentException if an argument is missing or not allowed (the message says which)
      */
-    public FencedLeaderInitiator(CuratorFramework client, Candidate candidate, String electionRoot,
-                                 Duration closeWait) {
+    public FencedLeaderInitiator(
+            CuratorFramework client, Candidate candidate, String electionRoot, Duration closeWait) {
         if (client == null) {
             throw new IllegalArgumentException("client must not be null");
         }
@@ -98,7 +99,9 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
         this.role = ElectionPaths.requireRole(candidate.getRole(), candidate);
         this.participantId = ElectionPaths.requireId(candidate.getId(), candidate);
         this.electionPath = ElectionPaths.join(ElectionPaths.requireRoot(electionRoot), role);
-        if (closeWait == null || closeWait.compareTo(Duration.ZERO) <= 0 || closeWait.compareTo(Duration.ofHours(1)) > 0) {
+        if (closeWait == null
+                || closeWait.compareTo(Duration.ZERO) <= 0
+                || closeWait.compareTo(Duration.ofHours(1)) > 0) {
             throw new IllegalArgumentException("closeWait must be more than 0 and at most 1 hour, was " + closeWait);
         }
         this.closeWait = closeWait;
@@ -167,10 +170,10 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
             if (run != null) {
                 return;
             }
-            ElectionRun next = new ElectionRun(this, client, candidate, role, participantId, electionPath, closeWait,
-                    () -> publisher, listeners);
-            FencedLeaderSelector selector = new FencedLeaderSelector(client, electionPath, participantId, next,
-                    closeWait);
+            ElectionRun next = new ElectionRun(
+                    this, client, candidate, role, participantId, electionPath, closeWait, () -> publisher, listeners);
+            FencedLeaderSelector selector =
+                    new FencedLeaderSelector(client, electionPath, participantId, next, closeWait);
             next.start(selector);
             lastSelector = selector;
             run = next;

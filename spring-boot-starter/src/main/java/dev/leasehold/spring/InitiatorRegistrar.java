@@ -23,8 +23,7 @@ public final class InitiatorRegistrar implements BeanDefinitionRegistryPostProce
     public static final String SUFFIX = ".fencedLeaderInitiator";
 
     /** Created by {@link LeaseholdAutoConfiguration}. */
-    public InitiatorRegistrar() {
-    }
+    public InitiatorRegistrar() {}
 
     @Override
     public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
@@ -49,31 +48,38 @@ public final class InitiatorRegistrar implements BeanDefinitionRegistryPostProce
         // all the work is done on the registry
     }
 
-    private static FencedLeaderInitiator create(ConfigurableListableBeanFactory beans, String candidateName,
-                                                String name) {
+    private static FencedLeaderInitiator create(
+            ConfigurableListableBeanFactory beans, String candidateName, String name) {
         Candidate candidate = beans.getBean(candidateName, Candidate.class);
-        LeaseholdProperties properties = beans.getBeanProvider(LeaseholdProperties.class)
-                .getIfAvailable(LeaseholdProperties::defaults);
+        LeaseholdProperties properties =
+                beans.getBeanProvider(LeaseholdProperties.class).getIfAvailable(LeaseholdProperties::defaults);
         CuratorFramework client;
         try {
             client = beans.getBean(CuratorFramework.class);
         } catch (NoSuchBeanDefinitionException e) {
-            throw new LeaseholdConfigurationException("The Candidate bean '" + candidateName + "' (role '"
-                    + candidate.getRole() + "') needs ZooKeeper, but there is no CuratorFramework bean and"
-                    + " leasehold.zookeeper.connect-string is not set.",
+            throw new LeaseholdConfigurationException(
+                    "The Candidate bean '" + candidateName + "' (role '"
+                            + candidate.getRole() + "') needs ZooKeeper, but there is no CuratorFramework bean and"
+                            + " leasehold.zookeeper.connect-string is not set.",
                     "Set leasehold.zookeeper.connect-string (e.g. zk1:2181,zk2:2181,zk3:2181) or define a"
-                            + " CuratorFramework bean.", e);
+                            + " CuratorFramework bean.",
+                    e);
         }
         Arrays.stream(beans.getBeanNamesForType(CuratorFramework.class, true, false))
                 .filter(clientName -> beans.getBean(clientName) == client)
                 .forEach(clientName -> beans.registerDependentBean(clientName, name));
         try {
-            return new FencedLeaderInitiator(client, candidate, properties.election().root(),
+            return new FencedLeaderInitiator(
+                    client,
+                    candidate,
+                    properties.election().root(),
                     properties.election().closeWait());
         } catch (IllegalArgumentException e) {
-            throw new LeaseholdConfigurationException("The Candidate bean '" + candidateName + "' cannot take part in"
-                    + " a fenced election: " + e.getMessage(),
-                    "Give the Candidate a non-blank role (one ZooKeeper node name) and a unique, non-blank id.", e);
+            throw new LeaseholdConfigurationException(
+                    "The Candidate bean '" + candidateName + "' cannot take part in" + " a fenced election: "
+                            + e.getMessage(),
+                    "Give the Candidate a non-blank role (one ZooKeeper node name) and a unique, non-blank id.",
+                    e);
         }
     }
 }

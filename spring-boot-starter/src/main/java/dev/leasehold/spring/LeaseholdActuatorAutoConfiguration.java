@@ -22,8 +22,7 @@ import org.springframework.context.annotation.Configuration;
 public class LeaseholdActuatorAutoConfiguration {
 
     /** Created by Spring Boot. */
-    public LeaseholdActuatorAutoConfiguration() {
-    }
+    public LeaseholdActuatorAutoConfiguration() {}
 
     /** The health indicator, named {@code leasehold}. Thread-safety: a configuration class. */
     @Configuration(proxyBeanMethods = false)
@@ -31,8 +30,7 @@ public class LeaseholdActuatorAutoConfiguration {
     public static class HealthConfiguration {
 
         /** Created by Spring. */
-        public HealthConfiguration() {
-        }
+        public HealthConfiguration() {}
 
         /**
          * The {@code leasehold} health indicator.
@@ -43,8 +41,8 @@ public class LeaseholdActuatorAutoConfiguration {
          */
         @Bean
         @ConditionalOnMissingBean(name = "leaseholdHealthIndicator")
-        public LeaseholdHealthIndicator leaseholdHealthIndicator(ObjectProvider<CuratorFramework> client,
-                                                                 ObjectProvider<FencedLeaderInitiator> initiators) {
+        public LeaseholdHealthIndicator leaseholdHealthIndicator(
+                ObjectProvider<CuratorFramework> client, ObjectProvider<FencedLeaderInitiator> initiators) {
             return new LeaseholdHealthIndicator(client.getIfUnique(), initiatorList(initiators));
         }
     }
@@ -55,8 +53,7 @@ public class LeaseholdActuatorAutoConfiguration {
     public static class InfoConfiguration {
 
         /** Created by Spring. */
-        public InfoConfiguration() {
-        }
+        public InfoConfiguration() {}
 
         /**
          * The {@code leasehold} info contributor.
@@ -67,8 +64,8 @@ public class LeaseholdActuatorAutoConfiguration {
          */
         @Bean
         @ConditionalOnMissingBean(name = "leaseholdInfoContributor")
-        public LeaseholdInfoContributor leaseholdInfoContributor(ObjectProvider<CuratorFramework> client,
-                                                                 ObjectProvider<FencedLeaderInitiator> initiators) {
+        public LeaseholdInfoContributor leaseholdInfoContributor(
+                ObjectProvider<CuratorFramework> client, ObjectProvider<FencedLeaderInitiator> initiators) {
             return new LeaseholdInfoContributor(client.getIfUnique(), initiatorList(initiators));
         }
     }

@@ -28,8 +28,7 @@ import org.springframework.integration.leader.Candidate;
 public class LeaseholdAutoConfiguration {
 
     /** Created by Spring Boot. */
-    public LeaseholdAutoConfiguration() {
-    }
+    public LeaseholdAutoConfiguration() {}
 
     /**
      * The Curator client, started when created and closed when the context closes, after the initiators stopped.
@@ -43,17 +42,21 @@ public class LeaseholdAutoConfiguration {
     public CuratorFramework leaseholdCuratorFramework(LeaseholdProperties properties) {
         LeaseholdProperties.Zookeeper zk = properties.zookeeper();
         if (zk.connectString() == null) {
-            throw new LeaseholdConfigurationException("leasehold.zookeeper.connect-string is blank",
+            throw new LeaseholdConfigurationException(
+                    "leasehold.zookeeper.connect-string is blank",
                     "Set leasehold.zookeeper.connect-string to the ensemble (host:port,host:port), or remove it and"
-                            + " define a CuratorFramework bean.", null);
+                            + " define a CuratorFramework bean.",
+                    null);
         }
         LeaseholdProperties.Retry retry = zk.retry();
         CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
                 .connectString(zk.connectString())
                 .sessionTimeoutMs(Math.toIntExact(zk.sessionTimeout().toMillis()))
                 .connectionTimeoutMs(Math.toIntExact(zk.connectionTimeout().toMillis()))
-                .retryPolicy(new ExponentialBackoffRetry(Math.toIntExact(retry.baseSleep().toMillis()),
-                        retry.maxRetries(), Math.toIntExact(retry.maxSleep().toMillis())))
+                .retryPolicy(new ExponentialBackoffRetry(
+                        Math.toIntExact(retry.baseSleep().toMillis()),
+                        retry.maxRetries(),
+                        Math.toIntExact(retry.maxSleep().toMillis())))
                 .ensembleTracker(zk.ensembleTracker());
         if (zk.namespace() != null) {
             builder.namespace(zk.namespace());

@@ -12,8 +12,7 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 public final class LeaseholdFailureAnalyzer extends AbstractFailureAnalyzer<LeaseholdConfigurationException> {
 
     /** Called by Spring Boot, listed in {@code META-INF/spring.factories}. */
-    public LeaseholdFailureAnalyzer() {
-    }
+    public LeaseholdFailureAnalyzer() {}
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, LeaseholdConfigurationException cause) {

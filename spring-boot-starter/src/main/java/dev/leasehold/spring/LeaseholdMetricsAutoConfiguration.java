@@ -29,17 +29,19 @@ import org.springframework.context.annotation.Lazy;
  *
  * <p>Thread-safety: a configuration class; its beans are thread-safe.
  */
-@AutoConfiguration(after = {LeaseholdAutoConfiguration.class, LeaseholdStoreAutoConfiguration.class}, afterName = {
-        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
+@AutoConfiguration(
+        after = {LeaseholdAutoConfiguration.class, LeaseholdStoreAutoConfiguration.class},
+        afterName = {
+            "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"
+        })
 @ConditionalOnClass({MeterRegistry.class, ElectionMeters.class})
 @ConditionalOnBean(MeterRegistry.class)
 public class LeaseholdMetricsAutoConfiguration {
 
     /** Created by Spring Boot. */
-    public LeaseholdMetricsAutoConfiguration() {
-    }
+    public LeaseholdMetricsAutoConfiguration() {}
 
     /**
      * The election meters of every initiator. Never lazy: it must add its listeners before the initiators start.
@@ -51,8 +53,8 @@ public class LeaseholdMetricsAutoConfiguration {
     @Bean
     @Lazy(false)
     @ConditionalOnMissingBean
-    public LeaseholdElectionMeters leaseholdElectionMeters(MeterRegistry registry,
-                                                           ObjectProvider<FencedLeaderInitiator> initiators) {
+    public LeaseholdElectionMeters leaseholdElectionMeters(
+            MeterRegistry registry, ObjectProvider<FencedLeaderInitiator> initiators) {
         return new LeaseholdElectionMeters(registry, initiators.orderedStream().toList());
     }
 

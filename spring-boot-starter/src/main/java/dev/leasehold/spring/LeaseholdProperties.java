@@ -16,8 +16,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param store     the fenced store's beans, made when the application has a {@code DataSource}
  */
 @ConfigurationProperties("leasehold")
-public record LeaseholdProperties(@DefaultValue Zookeeper zookeeper, @DefaultValue Election election,
-                                  @DefaultValue Store store) {
+public record LeaseholdProperties(
+        @DefaultValue Zookeeper zookeeper, @DefaultValue Election election, @DefaultValue Store store) {
 
     /**
      * The properties with every default.
@@ -25,8 +25,14 @@ public record LeaseholdProperties(@DefaultValue Zookeeper zookeeper, @DefaultVal
      * @return the defaults: no connect string, so no client is created
      */
     public static LeaseholdProperties defaults() {
-        return new LeaseholdProperties(new Zookeeper(null, Duration.ofSeconds(60), Duration.ofSeconds(15),
-                new Retry(Duration.ofSeconds(1), 3, Duration.ofSeconds(30)), true, null),
+        return new LeaseholdProperties(
+                new Zookeeper(
+                        null,
+                        Duration.ofSeconds(60),
+                        Duration.ofSeconds(15),
+                        new Retry(Duration.ofSeconds(1), 3, Duration.ofSeconds(30)),
+                        true,
+                        null),
                 new Election("/leasehold/election", Duration.ofSeconds(10)),
                 new Store(StoreConfig.DEFAULT_PREFIX, true));
     }
@@ -72,9 +78,13 @@ public record LeaseholdProperties(@DefaultValue Zookeeper zookeeper, @DefaultVal
      * @param ensembleTracker   whether Curator follows ensemble changes from the servers' config
      * @param namespace         a namespace prefixed to every path of the client; unset: none
      */
-    public record Zookeeper(String connectString, @DefaultValue("60s") Duration sessionTimeout,
-                            @DefaultValue("15s") Duration connectionTimeout, @DefaultValue Retry retry,
-                            @DefaultValue("true") boolean ensembleTracker, String namespace) {
+    public record Zookeeper(
+            String connectString,
+            @DefaultValue("60s") Duration sessionTimeout,
+            @DefaultValue("15s") Duration connectionTimeout,
+            @DefaultValue Retry retry,
+            @DefaultValue("true") boolean ensembleTracker,
+            String namespace) {
 
         /**
          * Checks every value; a blank connect string counts as unset.
@@ -90,8 +100,15 @@ public record LeaseholdProperties(@DefaultValue Zookeeper zookeeper, @DefaultVal
             if (connectString != null && connectString.isBlank()) {
                 connectString = null;
             }
-            between(sessionTimeout, Duration.ofSeconds(1), Duration.ofMinutes(10), "leasehold.zookeeper.session-timeout");
-            between(connectionTimeout, Duration.ofMillis(100), Duration.ofMinutes(10),
+            between(
+                    sessionTimeout,
+                    Duration.ofSeconds(1),
+                    Duration.ofMinutes(10),
+                    "leasehold.zookeeper.session-timeout");
+            between(
+                    connectionTimeout,
+                    Duration.ofMillis(100),
+                    Duration.ofMinutes(10),
                     "leasehold.zookeeper.connection-timeout");
             if (retry == null) {
                 throw new IllegalArgumentException("leasehold.zookeeper.retry must not be null");
@@ -130,8 +147,10 @@ public record LeaseholdProperties(@DefaultValue Zookeeper zookeeper, @DefaultVal
      * @param maxRetries how many retries; 0 to 29 (Curator's bound)
      * @param maxSleep   the longest sleep between retries; at least the base sleep, at most 10 min
      */
-    public record Retry(@DefaultValue("1s") Duration baseSleep, @DefaultValue("3") int maxRetries,
-                        @DefaultValue("30s") Duration maxSleep) {
+    public record Retry(
+            @DefaultValue("1s") Duration baseSleep,
+            @DefaultValue("3") int maxRetries,
+            @DefaultValue("30s") Duration maxSleep) {
 
         /**
          * Checks every value.
@@ -143,8 +162,8 @@ public record LeaseholdProperties(@DefaultValue Zookeeper zookeeper, @DefaultVal
         public Retry {
             between(baseSleep, Duration.ofMillis(1), Duration.ofMinutes(1), "leasehold.zookeeper.retry.base-sleep");
             if (maxRetries < 0 || maxRetries > 29) {
-                throw new IllegalArgumentException("leasehold.zookeeper.retry.max-retries must be from 0 to 29, was "
-                        + maxRetries);
+                throw new IllegalArgumentException(
+                        "leasehold.zookeeper.retry.max-retries must be from 0 to 29, was " + maxRetries);
             }
             between(maxSleep, baseSleep, Duration.ofMinutes(10), "leasehold.zookeeper.retry.max-sleep");
         }
@@ -156,8 +175,7 @@ public record LeaseholdProperties(@DefaultValue Zookeeper zookeeper, @DefaultVal
      * @param root      an absolute ZooKeeper path, e.g. {@code /leasehold/election}
      * @param closeWait how long the context's close waits for a leader's {@code onRevoked}; from 1 ms to 1 h
      */
-    public record Election(@DefaultValue("/leasehold/election") String root,
-                           @DefaultValue("10s") Duration closeWait) {
+    public record Election(@DefaultValue("/leasehold/election") String root, @DefaultValue("10s") Duration closeWait) {
 
         /**
          * Checks every value.
@@ -192,8 +210,8 @@ public record LeaseholdProperties(@DefaultValue Zookeeper zookeeper, @DefaultVal
      * @param installSchema whether to create or upgrade the store's tables at start ({@code FencedSchema.install});
      *                      turn it off when Flyway or Liquibase applies {@code FencedSchema.ddl}
      */
-    public record Store(@DefaultValue(StoreConfig.DEFAULT_PREFIX) String tablePrefix,
-                        @DefaultValue("true") boolean installSchema) {
+    public record Store(
+            @DefaultValue(StoreConfig.DEFAULT_PREFIX) String tablePrefix, @DefaultValue("true") boolean installSchema) {
 
         /**
          * Checks the prefix with the store's own rule.

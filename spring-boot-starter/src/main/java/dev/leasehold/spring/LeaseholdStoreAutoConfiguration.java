@@ -29,8 +29,7 @@ import org.springframework.context.annotation.Bean;
 public class LeaseholdStoreAutoConfiguration {
 
     /** Created by Spring Boot. */
-    public LeaseholdStoreAutoConfiguration() {
-    }
+    public LeaseholdStoreAutoConfiguration() {}
 
     /**
      * The store's configuration, telling the application's {@link StoreListener} beans (the starter's
@@ -45,7 +44,10 @@ public class LeaseholdStoreAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public StoreConfig leaseholdStoreConfig(LeaseholdProperties properties, ObjectProvider<StoreListener> listeners) {
-        return properties.store().toStoreConfig().withListener(StoreListeners.of(listeners.orderedStream().toList()));
+        return properties
+                .store()
+                .toStoreConfig()
+                .withListener(StoreListeners.of(listeners.orderedStream().toList()));
     }
 
     /**
@@ -113,6 +115,5 @@ public class LeaseholdStoreAutoConfiguration {
      *
      * @param installed {@code true} if {@code FencedSchema.install} ran at start
      */
-    public record StoreSchema(boolean installed) {
-    }
+    public record StoreSchema(boolean installed) {}
 }

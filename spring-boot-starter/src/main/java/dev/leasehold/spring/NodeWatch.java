@@ -15,8 +15,7 @@ import org.apache.zookeeper.Watcher;
  */
 final class NodeWatch {
 
-    private NodeWatch() {
-    }
+    private NodeWatch() {}
 
     /**
      * @param client   the client

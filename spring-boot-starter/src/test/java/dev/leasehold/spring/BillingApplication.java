@@ -38,23 +38,25 @@ class BillingApplication {
             h2.setURL(url);
             ds = h2;
         }
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS charges (customer VARCHAR(64) NOT NULL, instance VARCHAR(64) NOT NULL,"
-                    + " token BIGINT NOT NULL)");
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
+            s.execute(
+                    "CREATE TABLE IF NOT EXISTS charges (customer VARCHAR(64) NOT NULL, instance VARCHAR(64) NOT NULL,"
+                            + " token BIGINT NOT NULL)");
         }
         return ds;
     }
 
     @Bean
-    BillingCandidate billingCandidate(@Value("${billing.instance}") String instance, FenceGate gate,
-                                      Timeline timeline) {
+    BillingCandidate billingCandidate(
+            @Value("${billing.instance}") String instance, FenceGate gate, Timeline timeline) {
         return new BillingCandidate(instance, gate, timeline);
     }
 
     /** Records each leader event with the token its context carries. */
     @Bean
-    ApplicationListener<AbstractLeaderEvent> leaderEvents(@Value("${billing.instance}") String instance,
-                                                          Timeline timeline) {
+    ApplicationListener<AbstractLeaderEvent> leaderEvents(
+            @Value("${billing.instance}") String instance, Timeline timeline) {
         return event -> timeline.add(instance + " event " + event.getClass().getSimpleName() + " "
                 + FencedContext.of(event).token().value());
     }

@@ -57,8 +57,13 @@ final class BillingCandidate extends AbstractCandidate {
                     timeline.add(getId() + " charging " + customer);
                     awaitUninterruptibly(slowCharge); // a charge in flight finishes, interrupt or not
                 }
-                gate.update(RESOURCE, token, "INSERT INTO charges (customer, instance, token) VALUES (?, ?, ?)",
-                        customer, getId(), token);
+                gate.update(
+                        RESOURCE,
+                        token,
+                        "INSERT INTO charges (customer, instance, token) VALUES (?, ?, ?)",
+                        customer,
+                        getId(),
+                        token);
                 timeline.add(getId() + " charged " + customer + " with " + token);
             }
         } catch (InterruptedException e) {
@@ -100,6 +105,7 @@ final class BillingCandidate extends AbstractCandidate {
                 Thread.currentThread().interrupt();
             }
         }
-        timeline.add(getId() + " stopped billing " + ((FencedContext) context).token().value());
+        timeline.add(getId() + " stopped billing "
+                + ((FencedContext) context).token().value());
     }
 }

@@ -5,6 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.StaleTokenException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -13,11 +18,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
@@ -84,18 +84,28 @@ class BillingHandoverTest {
             assertThat(timeline.await("a event OnGrantedEvent ")).isEqualTo("a event OnGrantedEvent " + tokenA);
             a.getBean(BillingCandidate.class).charge("c1");
             timeline.await("a charged c1");
-            Gauge leaderA = meter(a).get("leasehold.leader").tag("participant", "a").gauge();
+            Gauge leaderA =
+                    meter(a).get("leasehold.leader").tag("participant", "a").gauge();
             assertThat(leaderA.value()).isEqualTo(1.0);
             // a's meters leave a's registry when a's context closes: keep the counter to read it afterwards
-            Counter lossesA = meter(a).get("leasehold.leadership.losses").tag("participant", "a")
-                    .tag("cause", "closed").counter();
+            Counter lossesA = meter(a).get("leasehold.leadership.losses")
+                    .tag("participant", "a")
+                    .tag("cause", "closed")
+                    .counter();
 
             try (ConfigurableApplicationContext second = start("b", jdbcUrl, timeline)) {
                 FencedLeaderInitiator initiatorB = second.getBean(FencedLeaderInitiator.class);
                 assertThat(initiatorB.isLeader()).isFalse();
-                assertThat(initiatorB.currentLeader()).get().extracting(l -> l.participantId()).isEqualTo("a");
+                assertThat(initiatorB.currentLeader())
+                        .get()
+                        .extracting(l -> l.participantId())
+                        .isEqualTo("a");
                 assertThat(roleDetails(second)).containsEntry("leading", false);
-                assertThat(meter(second).get("leasehold.leader").tag("participant", "b").gauge().value())
+                assertThat(meter(second)
+                                .get("leasehold.leader")
+                                .tag("participant", "b")
+                                .gauge()
+                                .value())
                         .isEqualTo(0.0);
 
                 // a is mid-charge when its context closes: leadership must not move until that charge is done
@@ -104,7 +114,10 @@ class BillingHandoverTest {
                 timeline.await("a charging slow");
                 CompletableFuture<Void> closingA = CompletableFuture.runAsync(a::close);
                 timeline.await("a revoking " + tokenA);
-                assertThat(initiatorB.currentLeader()).get().extracting(l -> l.participantId()).isEqualTo("a");
+                assertThat(initiatorB.currentLeader())
+                        .get()
+                        .extracting(l -> l.participantId())
+                        .isEqualTo("a");
                 assertThat(initiatorB.isLeader()).isFalse();
                 candidateA.finishSlowCharge();
                 closingA.get(20, TimeUnit.SECONDS);
@@ -113,37 +126,60 @@ class BillingHandoverTest {
                 assertThat(lossesA.count()).isEqualTo(1.0);
                 assertThat(leaderA.value()).isEqualTo(0.0);
                 MeterRegistry metersB = meter(second);
-                assertThat(metersB.get("leasehold.leader").tag("participant", "b").gauge().value()).isEqualTo(1.0);
-                assertThat(metersB.get("leasehold.leadership.grants").tag("participant", "b").counter().count())
+                assertThat(metersB.get("leasehold.leader")
+                                .tag("participant", "b")
+                                .gauge()
+                                .value())
+                        .isEqualTo(1.0);
+                assertThat(metersB.get("leasehold.leadership.grants")
+                                .tag("participant", "b")
+                                .counter()
+                                .count())
                         .isEqualTo(1.0);
                 List<String> entries = timeline.entries();
-                assertThat(entries).containsSubsequence("a revoking " + tokenA,
-                        "a charged slow with " + tokenA, "a stopped billing " + tokenA,
-                        "a event OnRevokedEvent " + tokenA, "b granted " + tokenB);
+                assertThat(entries)
+                        .containsSubsequence(
+                                "a revoking " + tokenA,
+                                "a charged slow with " + tokenA,
+                                "a stopped billing " + tokenA,
+                                "a event OnRevokedEvent " + tokenA,
+                                "b granted " + tokenB);
 
                 second.getBean(BillingCandidate.class).charge("c2");
                 timeline.await("b charged c2");
                 FenceGate gate = second.getBean(FenceGate.class);
-                assertThatThrownBy(() -> gate.update(BillingCandidate.RESOURCE, tokenA,
-                        "INSERT INTO charges (customer, instance, token) VALUES (?, ?, ?)", "c3", "a", tokenA))
+                assertThatThrownBy(() -> gate.update(
+                                BillingCandidate.RESOURCE,
+                                tokenA,
+                                "INSERT INTO charges (customer, instance, token) VALUES (?, ?, ?)",
+                                "c3",
+                                "a",
+                                tokenA))
                         .isInstanceOf(StaleTokenException.class);
-                assertThat(metersB.get("leasehold.fence.writes").tag("resource", BillingCandidate.RESOURCE)
-                        .tag("outcome", "stale").counter().count()).isEqualTo(1.0);
+                assertThat(metersB.get("leasehold.fence.writes")
+                                .tag("resource", BillingCandidate.RESOURCE)
+                                .tag("outcome", "stale")
+                                .counter()
+                                .count())
+                        .isEqualTo(1.0);
                 assertThat(charges(second.getBean(DataSource.class)))
-                        .containsExactly("c1 by a with " + tokenA, "c2 by b with " + tokenB, "slow by a with " + tokenA);
+                        .containsExactly(
+                                "c1 by a with " + tokenA, "c2 by b with " + tokenB, "slow by a with " + tokenA);
 
-                IndicatedHealthDescriptor health = (IndicatedHealthDescriptor) second.getBean(HealthEndpoint.class)
-                        .healthForPath("leasehold");
+                IndicatedHealthDescriptor health = (IndicatedHealthDescriptor)
+                        second.getBean(HealthEndpoint.class).healthForPath("leasehold");
                 assertThat(health.getStatus()).isEqualTo(Status.UP);
                 Map<String, Object> billing = roleDetails(second);
-                assertThat(billing).containsEntry("participantId", "b").containsEntry("leading", true)
+                assertThat(billing)
+                        .containsEntry("participantId", "b")
+                        .containsEntry("leading", true)
                         .containsEntry("token", tokenB);
                 assertThat(billing.get("leader")).isEqualTo(Map.of("participantId", "b", "token", tokenB));
 
                 Info.Builder info = new Info.Builder();
                 second.getBean(LeaseholdInfoContributor.class).contribute(info);
-                assertThat(info.build().getDetails().get("leasehold")).isEqualTo(Map.of("connected", true,
-                        "roles", Map.of("billing", billing)));
+                assertThat(info.build().getDetails().get("leasehold"))
+                        .isEqualTo(Map.of("connected", true, "roles", Map.of("billing", billing)));
             }
         } finally {
             a.close();
@@ -156,8 +192,8 @@ class BillingHandoverTest {
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> roleDetails(ConfigurableApplicationContext context) {
-        IndicatedHealthDescriptor health = (IndicatedHealthDescriptor) context.getBean(HealthEndpoint.class)
-                .healthForPath("leasehold");
+        IndicatedHealthDescriptor health = (IndicatedHealthDescriptor)
+                context.getBean(HealthEndpoint.class).healthForPath("leasehold");
         Map<String, Object> roles = (Map<String, Object>) health.getDetails().get("roles");
         return (Map<String, Object>) roles.get("billing");
     }
@@ -169,7 +205,9 @@ class BillingHandoverTest {
                     context.getBeanFactory().registerSingleton("timeline", timeline);
                     context.getBeanFactory().registerSingleton("meterRegistry", new SimpleMeterRegistry());
                 })
-                .properties("billing.instance=" + instance, "billing.jdbc-url=" + jdbcUrl,
+                .properties(
+                        "billing.instance=" + instance,
+                        "billing.jdbc-url=" + jdbcUrl,
                         "leasehold.zookeeper.connect-string=" + zk.getConnectString(),
                         "leasehold.zookeeper.session-timeout=4s",
                         "management.endpoints.web.exposure.include=health",
@@ -184,8 +222,9 @@ class BillingHandoverTest {
 
     private static List<String> charges(DataSource ds) throws Exception {
         try (Connection c = ds.getConnection();
-             PreparedStatement s = c.prepareStatement("SELECT customer, instance, token FROM charges ORDER BY customer");
-             ResultSet rs = s.executeQuery()) {
+                PreparedStatement s =
+                        c.prepareStatement("SELECT customer, instance, token FROM charges ORDER BY customer");
+                ResultSet rs = s.executeQuery()) {
             List<String> rows = new java.util.ArrayList<>();
             while (rs.next()) {
                 rows.add(rs.getString(1) + " by " + rs.getString(2) + " with " + rs.getLong(3));

@@ -47,7 +47,8 @@ class FencedLeaderInitiatorTest {
         Recorder recorder = new Recorder("r1", "billing");
         FencedLeaderInitiator initiator = new FencedLeaderInitiator(client, recorder, "/e");
         BlockingQueue<AbstractLeaderEvent> events = new LinkedBlockingQueue<>();
-        initiator.setLeaderEventPublisher(new DefaultLeaderEventPublisher(event -> events.add((AbstractLeaderEvent) event)));
+        initiator.setLeaderEventPublisher(
+                new DefaultLeaderEventPublisher(event -> events.add((AbstractLeaderEvent) event)));
         initiator.start();
         try {
             FencedContext first = recorder.nextGranted();
@@ -115,8 +116,10 @@ class FencedLeaderInitiatorTest {
             FencedContext granted = recorder.nextGranted();
             zk.stop();
             assertThat(recorder.nextRevoked()).isSameAs(granted);
-            assertThat(heard).containsExactly("acquired " + granted.token().value(),
-                    "lost " + granted.token().value() + " SUSPENDED");
+            assertThat(heard)
+                    .containsExactly(
+                            "acquired " + granted.token().value(),
+                            "lost " + granted.token().value() + " SUSPENDED");
             assertThat(recorder.leaderAtRevoke.poll(20, TimeUnit.SECONDS)).isFalse();
             assertThat(initiator.isLeader()).isFalse();
         } finally {
@@ -130,7 +133,8 @@ class FencedLeaderInitiatorTest {
         recorder.failNextGrant = true;
         FencedLeaderInitiator initiator = new FencedLeaderInitiator(client, recorder, "/e");
         BlockingQueue<AbstractLeaderEvent> events = new LinkedBlockingQueue<>();
-        initiator.setLeaderEventPublisher(new DefaultLeaderEventPublisher(event -> events.add((AbstractLeaderEvent) event)));
+        initiator.setLeaderEventPublisher(
+                new DefaultLeaderEventPublisher(event -> events.add((AbstractLeaderEvent) event)));
         initiator.start();
         try {
             FencedContext failed = recorder.nextGranted();

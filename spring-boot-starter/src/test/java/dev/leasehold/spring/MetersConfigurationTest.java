@@ -32,8 +32,10 @@ class MetersConfigurationTest {
     private static TestingServer zk;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(LeaseholdAutoConfiguration.class,
-                    LeaseholdStoreAutoConfiguration.class, LeaseholdMetricsAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(
+                    LeaseholdAutoConfiguration.class,
+                    LeaseholdStoreAutoConfiguration.class,
+                    LeaseholdMetricsAutoConfiguration.class))
             .withUserConfiguration(StarterConfigurationTest.OneCandidate.class, StarterConfigurationTest.H2.class);
 
     @BeforeAll
@@ -51,19 +53,30 @@ class MetersConfigurationTest {
         runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withPropertyValues("leasehold.zookeeper.connect-string=" + zk.getConnectString())
                 .run(context -> {
-                    assertThat(context).hasNotFailed().hasSingleBean(LeaseholdElectionMeters.class)
-                            .hasSingleBean(StoreMeters.class).hasSingleBean(BatchMeters.class);
+                    assertThat(context)
+                            .hasNotFailed()
+                            .hasSingleBean(LeaseholdElectionMeters.class)
+                            .hasSingleBean(StoreMeters.class)
+                            .hasSingleBean(BatchMeters.class);
                     MeterRegistry registry = context.getBean(MeterRegistry.class);
                     FencedLeaderInitiator initiator = context.getBean(FencedLeaderInitiator.class);
-                    assertThat(context.getBean(LeaseholdElectionMeters.class).of(initiator)).isPresent();
-                    assertThat(registry.get("leasehold.leader").tag("election", "/leasehold/election/billing")
-                            .tag("participant", "instance-1").gauge()).isNotNull();
+                    assertThat(context.getBean(LeaseholdElectionMeters.class).of(initiator))
+                            .isPresent();
+                    assertThat(registry.get("leasehold.leader")
+                                    .tag("election", "/leasehold/election/billing")
+                                    .tag("participant", "instance-1")
+                                    .gauge())
+                            .isNotNull();
                     assertThat(context.getBean(StoreConfig.class).listener())
                             .isSameAs(context.getBean(StoreMeters.class));
 
                     context.getBean(FenceGate.class).advance("metered", 3);
-                    assertThat(registry.get("leasehold.fence.writes").tag("resource", "metered")
-                            .tag("outcome", "accepted").counter().count()).isEqualTo(1.0);
+                    assertThat(registry.get("leasehold.fence.writes")
+                                    .tag("resource", "metered")
+                                    .tag("outcome", "accepted")
+                                    .counter()
+                                    .count())
+                            .isEqualTo(1.0);
                 });
     }
 
@@ -83,8 +96,12 @@ class MetersConfigurationTest {
                     assertThat(context).hasNotFailed();
                     context.getBean(FenceGate.class).advance("told-twice", 4);
                     assertThat(heard).containsExactly("told-twice 4 ACCEPTED");
-                    assertThat(context.getBean(MeterRegistry.class).get("leasehold.fence.writes")
-                            .tag("resource", "told-twice").counter().count()).isEqualTo(1.0);
+                    assertThat(context.getBean(MeterRegistry.class)
+                                    .get("leasehold.fence.writes")
+                                    .tag("resource", "told-twice")
+                                    .counter()
+                                    .count())
+                            .isEqualTo(1.0);
                 });
     }
 
@@ -92,10 +109,14 @@ class MetersConfigurationTest {
     void withoutAMeterRegistryThereAreNoMetersAndTheContextStarts() {
         runner.withPropertyValues("leasehold.zookeeper.connect-string=" + zk.getConnectString())
                 .run(context -> {
-                    assertThat(context).hasNotFailed().doesNotHaveBean(LeaseholdElectionMeters.class)
-                            .doesNotHaveBean(StoreMeters.class).doesNotHaveBean(BatchMeters.class)
+                    assertThat(context)
+                            .hasNotFailed()
+                            .doesNotHaveBean(LeaseholdElectionMeters.class)
+                            .doesNotHaveBean(StoreMeters.class)
+                            .doesNotHaveBean(BatchMeters.class)
                             .hasSingleBean(FenceGate.class);
-                    assertThat(context.getBean(FencedLeaderInitiator.class).isRunning()).isTrue();
+                    assertThat(context.getBean(FencedLeaderInitiator.class).isRunning())
+                            .isTrue();
                     assertThat(context.getBean(StoreConfig.class).listener()).isSameAs(StoreListener.NONE);
                 });
     }
@@ -106,9 +127,14 @@ class MetersConfigurationTest {
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withPropertyValues("leasehold.zookeeper.connect-string=" + zk.getConnectString())
                 .run(context -> {
-                    assertThat(context).hasNotFailed().doesNotHaveBean(LeaseholdElectionMeters.class)
+                    assertThat(context)
+                            .hasNotFailed()
+                            .doesNotHaveBean(LeaseholdElectionMeters.class)
                             .doesNotHaveBean(StoreMeters.class);
-                    assertThat(context.getBean(MeterRegistry.class).find("leasehold.leader").gauge()).isNull();
+                    assertThat(context.getBean(MeterRegistry.class)
+                                    .find("leasehold.leader")
+                                    .gauge())
+                            .isNull();
                 });
     }
 }

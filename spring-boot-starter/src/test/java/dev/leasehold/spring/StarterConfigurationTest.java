@@ -43,8 +43,10 @@ class StarterConfigurationTest {
     private static TestingServer zk;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(LeaseholdAutoConfiguration.class,
-                    LeaseholdStoreAutoConfiguration.class, LeaseholdActuatorAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(
+                    LeaseholdAutoConfiguration.class,
+                    LeaseholdStoreAutoConfiguration.class,
+                    LeaseholdActuatorAutoConfiguration.class));
 
     @BeforeAll
     static void startZooKeeper() throws Exception {
@@ -63,12 +65,14 @@ class StarterConfigurationTest {
             Throwable failure = context.getStartupFailure();
             FailureAnalysis analysis = new LeaseholdFailureAnalyzer().analyze(failure);
             assertThat(analysis).isNotNull();
-            assertThat(analysis.getDescription()).isEqualTo("The Candidate bean 'candidate' (role 'billing') needs"
-                    + " ZooKeeper, but there is no CuratorFramework bean and leasehold.zookeeper.connect-string is"
-                    + " not set.");
+            assertThat(analysis.getDescription())
+                    .isEqualTo("The Candidate bean 'candidate' (role 'billing') needs"
+                            + " ZooKeeper, but there is no CuratorFramework bean and leasehold.zookeeper.connect-string is"
+                            + " not set.");
             assertThat(analysis.getAction()).contains("leasehold.zookeeper.connect-string");
         });
-        assertThat(failureAnalyzers()).as("Spring Boot reports the failure through the starter's analyzer")
+        assertThat(failureAnalyzers())
+                .as("Spring Boot reports the failure through the starter's analyzer")
                 .contains(LeaseholdFailureAnalyzer.class.getName());
     }
 
@@ -80,8 +84,10 @@ class StarterConfigurationTest {
                     assertThat(context).hasFailed();
                     FailureAnalysis analysis = new LeaseholdFailureAnalyzer().analyze(context.getStartupFailure());
                     assertThat(analysis).isNotNull();
-                    assertThat(analysis.getDescription()).startsWith("The Candidate bean 'candidate' cannot take"
-                            + " part in a fenced election: the Candidate").contains("has a blank role");
+                    assertThat(analysis.getDescription())
+                            .startsWith("The Candidate bean 'candidate' cannot take"
+                                    + " part in a fenced election: the Candidate")
+                            .contains("has a blank role");
                 });
     }
 
@@ -91,7 +97,8 @@ class StarterConfigurationTest {
                 .withPropertyValues("leasehold.store.table-prefix=Billing-")
                 .run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(messages(context.getStartupFailure())).contains("leasehold.store.table-prefix: tablePrefix must match [a-z][a-z0-9_]{0,29}"
+                    assertThat(messages(context.getStartupFailure()))
+                            .contains("leasehold.store.table-prefix: tablePrefix must match [a-z][a-z0-9_]{0,29}"
                                     + " (lower-case letters, digits, underscores; a letter first; at most 30"
                                     + " characters), was 'Billing-'");
                     assertThat(tableExists(H2.DATA_SOURCE, "BILLING_FENCE")).isFalse();
@@ -103,19 +110,27 @@ class StarterConfigurationTest {
         runner.withUserConfiguration(H2.class)
                 .withPropertyValues("leasehold.store.table-prefix=billing_")
                 .run(context -> {
-                    assertThat(context).hasNotFailed().hasSingleBean(FenceGate.class).hasSingleBean(BatchClaims.class)
-                            .hasSingleBean(SlotRuns.class).doesNotHaveBean(CuratorFramework.class)
+                    assertThat(context)
+                            .hasNotFailed()
+                            .hasSingleBean(FenceGate.class)
+                            .hasSingleBean(BatchClaims.class)
+                            .hasSingleBean(SlotRuns.class)
+                            .doesNotHaveBean(CuratorFramework.class)
                             .doesNotHaveBean(FencedLeaderInitiator.class);
                     assertThat(tableExists(H2.DATA_SOURCE, "BILLING_FENCE")).isTrue();
                     context.getBean(FenceGate.class).advance("r", 5);
-                    assertThat(context.getBean(FenceGate.class).highestToken("r")).hasValue(5);
+                    assertThat(context.getBean(FenceGate.class).highestToken("r"))
+                            .hasValue(5);
                 });
     }
 
     @Test
     void withoutADataSourceThereAreNoStoreBeans() {
-        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FenceGate.class)
-                .doesNotHaveBean(BatchClaims.class).doesNotHaveBean(SlotRuns.class));
+        runner.run(context -> assertThat(context)
+                .hasNotFailed()
+                .doesNotHaveBean(FenceGate.class)
+                .doesNotHaveBean(BatchClaims.class)
+                .doesNotHaveBean(SlotRuns.class));
     }
 
     @Test
@@ -141,7 +156,8 @@ class StarterConfigurationTest {
         CuratorFramework[] client = new CuratorFramework[1];
         FencedLeaderInitiator[] initiator = new FencedLeaderInitiator[1];
         runner.withUserConfiguration(OneCandidate.class)
-                .withPropertyValues("leasehold.zookeeper.connect-string=" + zk.getConnectString(),
+                .withPropertyValues(
+                        "leasehold.zookeeper.connect-string=" + zk.getConnectString(),
                         "leasehold.election.root=/apps/billing")
                 .run(context -> {
                     client[0] = context.getBean(CuratorFramework.class);
@@ -156,14 +172,15 @@ class StarterConfigurationTest {
 
     private static List<String> failureAnalyzers() throws Exception {
         List<String> names = new ArrayList<>();
-        Enumeration<URL> files = StarterConfigurationTest.class.getClassLoader()
-                .getResources("META-INF/spring.factories");
+        Enumeration<URL> files =
+                StarterConfigurationTest.class.getClassLoader().getResources("META-INF/spring.factories");
         while (files.hasMoreElements()) {
             Properties factories = new Properties();
             try (InputStream in = files.nextElement().openStream()) {
                 factories.load(in);
             }
-            for (String name : factories.getProperty(FailureAnalyzer.class.getName(), "").split(",")) {
+            for (String name :
+                    factories.getProperty(FailureAnalyzer.class.getName(), "").split(",")) {
                 names.add(name.strip());
             }
         }
@@ -179,7 +196,8 @@ class StarterConfigurationTest {
     }
 
     private static boolean tableExists(DataSource ds, String table) throws Exception {
-        try (Connection c = ds.getConnection(); ResultSet rs = c.getMetaData().getTables(null, null, table, null)) {
+        try (Connection c = ds.getConnection();
+                ResultSet rs = c.getMetaData().getTables(null, null, table, null)) {
             return rs.next();
         }
     }
@@ -208,12 +226,10 @@ class StarterConfigurationTest {
                 }
 
                 @Override
-                public void onGranted(Context context) {
-                }
+                public void onGranted(Context context) {}
 
                 @Override
-                public void onRevoked(Context context) {
-                }
+                public void onRevoked(Context context) {}
             };
         }
     }

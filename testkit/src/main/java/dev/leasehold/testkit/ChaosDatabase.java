@@ -124,8 +124,11 @@ public abstract class ChaosDatabase implements AutoCloseable {
         }
 
         private EmbeddedPostgres.Builder builder(int port) {
-            return EmbeddedPostgres.builder().setDataDirectory(dataDirectory).setCleanDataDirectory(false)
-                    .setPort(port).setServerConfig("synchronous_commit", "on");
+            return EmbeddedPostgres.builder()
+                    .setDataDirectory(dataDirectory)
+                    .setCleanDataDirectory(false)
+                    .setPort(port)
+                    .setServerConfig("synchronous_commit", "on");
         }
 
         @Override
@@ -155,9 +158,11 @@ public abstract class ChaosDatabase implements AutoCloseable {
 
         @Override
         public synchronized void restart() throws IOException, InterruptedException {
-            long pid = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
-            ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException(
-                    "the postmaster " + pid + " is not running"));
+            long pid = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid"))
+                    .get(0)
+                    .trim());
+            ProcessHandle postmaster = ProcessHandle.of(pid)
+                    .orElseThrow(() -> new IllegalStateException("the postmaster " + pid + " is not running"));
             ChildJvm.signal("-QUIT", pid); // PostgreSQL's immediate shutdown
             try {
                 postmaster.onExit().get(30, TimeUnit.SECONDS);
@@ -236,8 +241,10 @@ public abstract class ChaosDatabase implements AutoCloseable {
 
         static H2 start() throws SQLException, IOException {
             Path directory = Files.createTempDirectory("leasehold-chaos-h2");
-            return new H2(directory, Server.createTcpServer("-tcpPort", "0", "-ifNotExists", "-baseDir",
-                    directory.toString()).start());
+            return new H2(
+                    directory,
+                    Server.createTcpServer("-tcpPort", "0", "-ifNotExists", "-baseDir", directory.toString())
+                            .start());
         }
 
         @Override
@@ -252,7 +259,8 @@ public abstract class ChaosDatabase implements AutoCloseable {
 
         @Override
         public void restart() throws SQLException {
-            try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = dataSource().getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute("SHUTDOWN");
             }
             try (Connection c = dataSource().getConnection()) {

@@ -18,8 +18,8 @@ public final class ChildJvm {
     /** @return whether {@code kill -STOP} / {@code kill -CONT} / {@code kill -KILL} can be sent here (Linux, macOS) */
     public static boolean signalsSupported() {
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        return (os.contains("linux") || os.contains("mac")) && (new File("/bin/kill").canExecute()
-                || new File("/usr/bin/kill").canExecute());
+        return (os.contains("linux") || os.contains("mac"))
+                && (new File("/bin/kill").canExecute() || new File("/usr/bin/kill").canExecute());
     }
 
     /**
@@ -32,11 +32,18 @@ public final class ChildJvm {
      */
     public static Process start(Class<?> main, List<String> args) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:TieredStopAtLevel=1",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=error", "-cp", System.getProperty("java.class.path"),
+        List<String> command = new ArrayList<>(List.of(
+                java,
+                "-Xmx128m",
+                "-XX:TieredStopAtLevel=1",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=error",
+                "-cp",
+                System.getProperty("java.class.path"),
                 main.getName()));
         command.addAll(args);
-        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        return new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
     }
 
     /** A shutdown hook registered by {@link #onExit}; closing it removes the hook. */
@@ -88,7 +95,9 @@ public final class ChildJvm {
      * @throws IllegalStateException if kill fails
      */
     public static void signal(String signal, long pid) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", signal, String.valueOf(pid)).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", signal, String.valueOf(pid))
+                .inheritIO()
+                .start();
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
             throw new IllegalStateException("kill " + signal + " " + pid + " failed");
         }

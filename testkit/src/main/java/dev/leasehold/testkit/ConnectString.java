@@ -23,8 +23,8 @@ public record ConnectString(List<Server> servers, String chroot) {
          */
         public Server {
             if (host == null || host.isBlank() || port < 1 || port > 65_535) {
-                throw new IllegalArgumentException("expected host:port with a port of 1 to 65535, got " + host + ":"
-                        + port);
+                throw new IllegalArgumentException(
+                        "expected host:port with a port of 1 to 65535, got " + host + ":" + port);
             }
         }
 
@@ -67,8 +67,7 @@ public record ConnectString(List<Server> servers, String chroot) {
         for (String server : hosts.split(",", -1)) {
             int colon = server.lastIndexOf(':');
             if (colon <= 0 || !server.substring(colon + 1).matches("\\d{1,5}")) {
-                throw new IllegalArgumentException("expected host:port[,host:port...][/chroot], got '" + connect
-                        + "'");
+                throw new IllegalArgumentException("expected host:port[,host:port...][/chroot], got '" + connect + "'");
             }
             servers.add(new Server(server.substring(0, colon).trim(), Integer.parseInt(server.substring(colon + 1))));
         }

@@ -21,7 +21,8 @@ public final class Ddl {
      */
     public static String identity(Connection c) throws SQLException {
         String product = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
-        return product.contains("mariadb") || product.contains("mysql") ? "BIGINT AUTO_INCREMENT"
+        return product.contains("mariadb") || product.contains("mysql")
+                ? "BIGINT AUTO_INCREMENT"
                 : "BIGINT GENERATED ALWAYS AS IDENTITY";
     }
 }

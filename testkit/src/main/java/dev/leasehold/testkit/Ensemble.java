@@ -129,15 +129,15 @@ public final class Ensemble implements Closeable {
         void run() throws Exception;
     }
 
-    private static void act(String what, InstanceSpec spec, ServerAction action) throws IOException,
-            InterruptedException {
+    private static void act(String what, InstanceSpec spec, ServerAction action)
+            throws IOException, InterruptedException {
         try {
             action.run();
         } catch (InterruptedException | IOException e) {
             throw e;
         } catch (Exception e) {
-            throw new IOException("could not " + what + " ZooKeeper server " + spec.getServerId() + ": "
-                    + e.getMessage(), e);
+            throw new IOException(
+                    "could not " + what + " ZooKeeper server " + spec.getServerId() + ": " + e.getMessage(), e);
         }
     }
 
@@ -146,7 +146,9 @@ public final class Ensemble implements Closeable {
      * @throws IllegalStateException if the ensemble was given
      */
     public Optional<InstanceSpec> quorumLeader() {
-        return cluster().getInstances().stream().filter(Ensemble::isQuorumLeader).findFirst();
+        return cluster().getInstances().stream()
+                .filter(Ensemble::isQuorumLeader)
+                .findFirst();
     }
 
     /**
@@ -183,9 +185,12 @@ public final class Ensemble implements Closeable {
      */
     public static String mode(InstanceSpec spec) {
         try {
-            String answer = FourLetterWordMain.send4LetterWord(spec.getHostname(), spec.getPort(), "srvr", false,
-                    1_000);
-            return answer.lines().filter(l -> l.startsWith("Mode:")).map(l -> l.substring(5).trim()).findFirst()
+            String answer =
+                    FourLetterWordMain.send4LetterWord(spec.getHostname(), spec.getPort(), "srvr", false, 1_000);
+            return answer.lines()
+                    .filter(l -> l.startsWith("Mode:"))
+                    .map(l -> l.substring(5).trim())
+                    .findFirst()
                     .orElse("unknown");
         } catch (Exception e) {
             return "down";

@@ -92,10 +92,21 @@ public final class HistoryChecker {
      * @param toNanos   where it stops counting
      * @return the violations, and what is counted
      */
-    public static Result check(List<Committed> committed, List<Grant> grants, List<Ack> acks, List<Belief> beliefs,
-                               long fromNanos, long toNanos) {
-        return check(committed, grants, acks, beliefs, beliefs.stream().map(Belief::election).distinct().toList(),
-                fromNanos, toNanos);
+    public static Result check(
+            List<Committed> committed,
+            List<Grant> grants,
+            List<Ack> acks,
+            List<Belief> beliefs,
+            long fromNanos,
+            long toNanos) {
+        return check(
+                committed,
+                grants,
+                acks,
+                beliefs,
+                beliefs.stream().map(Belief::election).distinct().toList(),
+                fromNanos,
+                toNanos);
     }
 
     /**
@@ -111,8 +122,14 @@ public final class HistoryChecker {
      * @param toNanos   where it stops counting
      * @return the violations, and what is counted
      */
-    public static Result check(List<Committed> committed, List<Grant> grants, List<Ack> acks, List<Belief> beliefs,
-                               List<String> elections, long fromNanos, long toNanos) {
+    public static Result check(
+            List<Committed> committed,
+            List<Grant> grants,
+            List<Ack> acks,
+            List<Belief> beliefs,
+            List<String> elections,
+            long fromNanos,
+            long toNanos) {
         List<String> violations = new ArrayList<>();
         List<Committed> ordered = new ArrayList<>(committed);
         ordered.sort(Comparator.comparingLong(Committed::id));
@@ -137,12 +154,12 @@ public final class HistoryChecker {
         // 3: one owner per token, across rows and grants.
         Map<Long, Set<String>> owners = new HashMap<>();
         for (Committed row : ordered) {
-            owners.computeIfAbsent(row.token(), t -> new HashSet<>()).add(row.participant() + "/0x"
-                    + Long.toHexString(row.session()));
+            owners.computeIfAbsent(row.token(), t -> new HashSet<>())
+                    .add(row.participant() + "/0x" + Long.toHexString(row.session()));
         }
         for (Grant grant : grants) {
-            owners.computeIfAbsent(grant.token(), t -> new HashSet<>()).add(grant.participant() + "/0x"
-                    + Long.toHexString(grant.session()));
+            owners.computeIfAbsent(grant.token(), t -> new HashSet<>())
+                    .add(grant.participant() + "/0x" + Long.toHexString(grant.session()));
         }
         owners.forEach((token, who) -> {
             if (who.size() > 1) {
@@ -170,7 +187,8 @@ public final class HistoryChecker {
         for (Grant grant : granted) {
             Grant last = lastOf.put(grant.election(), grant);
             if (last != null) {
-                boolean sameGrant = grant.token() == last.token() && grant.participant().equals(last.participant())
+                boolean sameGrant = grant.token() == last.token()
+                        && grant.participant().equals(last.participant())
                         && grant.session() == last.session();
                 if (!sameGrant && grant.token() <= last.token()) {
                     violations.add("rule 5: in " + grant.election() + " the grant of token " + grant.token() + " to "
@@ -180,10 +198,13 @@ public final class HistoryChecker {
             }
         }
         int overlapping = 0;
-        Gap longest = new Gap(elections.isEmpty() ? "any" : elections.get(0), fromNanos, elections.isEmpty()
-                ? toNanos - fromNanos : 0);
+        Gap longest = new Gap(
+                elections.isEmpty() ? "any" : elections.get(0),
+                fromNanos,
+                elections.isEmpty() ? toNanos - fromNanos : 0);
         for (String election : elections) {
-            List<Belief> mine = beliefs.stream().filter(b -> b.election().equals(election)).toList();
+            List<Belief> mine =
+                    beliefs.stream().filter(b -> b.election().equals(election)).toList();
             overlapping += overlaps(mine);
             Gap gap = longestGap(election, mine, fromNanos, toNanos);
             if (gap.nanos() > longest.nanos()) {
@@ -198,8 +219,10 @@ public final class HistoryChecker {
         int overlapping = 0;
         for (Belief b : beliefs) {
             for (Belief other : beliefs) {
-                if (other != b && !other.participant().equals(b.participant())
-                        && other.fromNanos() < b.fromNanos() && b.fromNanos() < other.toNanos()) {
+                if (other != b
+                        && !other.participant().equals(b.participant())
+                        && other.fromNanos() < b.fromNanos()
+                        && b.fromNanos() < other.toNanos()) {
                     overlapping++;
                     break;
                 }

@@ -56,7 +56,8 @@ public final class HistoryTable {
      * @throws SQLException if the table cannot be created (it exists already, say)
      */
     public static void create(DataSource dataSource, String prefix) throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + name(prefix) + " (id " + Ddl.identity(c) + " PRIMARY KEY,"
                     + " resource VARCHAR(100) NOT NULL, participant VARCHAR(20) NOT NULL, token BIGINT NOT NULL,"
                     + " seq BIGINT NOT NULL, session BIGINT NOT NULL)");
@@ -93,12 +94,13 @@ public final class HistoryTable {
      */
     public static List<HistoryChecker.Committed> read(DataSource dataSource, String prefix) throws SQLException {
         List<HistoryChecker.Committed> rows = new ArrayList<>();
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT id, resource, participant, token, seq, session FROM "
-                     + name(prefix) + " ORDER BY id")) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT id, resource, participant, token, seq, session FROM "
+                        + name(prefix) + " ORDER BY id")) {
             while (rs.next()) {
-                rows.add(new HistoryChecker.Committed(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4),
-                        rs.getLong(5), rs.getLong(6)));
+                rows.add(new HistoryChecker.Committed(
+                        rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getLong(5), rs.getLong(6)));
             }
         }
         return rows;

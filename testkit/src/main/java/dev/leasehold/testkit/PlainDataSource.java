@@ -25,12 +25,10 @@ public abstract class PlainDataSource implements DataSource {
     }
 
     @Override
-    public void setLogWriter(PrintWriter out) {
-    }
+    public void setLogWriter(PrintWriter out) {}
 
     @Override
-    public void setLoginTimeout(int seconds) {
-    }
+    public void setLoginTimeout(int seconds) {}
 
     @Override
     public int getLoginTimeout() {

@@ -36,6 +36,9 @@ import org.apache.zookeeper.ZooDefs;
  * {@code /zookeeper/config}, bypass the proxies, and no silence would ever expire a session).
  *
  * <p>Thread-safe: {@link #silence()}, {@link #resume()} and the counters may be used from any thread.
+ *
+ * <p>Why one file of more than 300 lines: the proxy and the ZooKeeper frame parsing that counts requests and watch
+ * notifications share the connection's state.
  */
 public final class TcpProxy implements Closeable {
 
@@ -81,7 +84,8 @@ public final class TcpProxy implements Closeable {
      * @throws IOException if it cannot listen
      */
     public static TcpProxy to(String connectString) throws IOException {
-        ConnectString.Server first = ConnectString.parse(connectString).servers().get(0);
+        ConnectString.Server first =
+                ConnectString.parse(connectString).servers().get(0);
         return new TcpProxy(first.host(), first.port());
     }
 
@@ -94,8 +98,12 @@ public final class TcpProxy implements Closeable {
      * @return the builder, to adjust further and build
      */
     public static CuratorFrameworkFactory.Builder clientBuilder(String connectString, int sessionMs) {
-        return CuratorFrameworkFactory.builder().connectString(connectString).ensembleTracker(false)
-                .sessionTimeoutMs(sessionMs).connectionTimeoutMs(sessionMs).retryPolicy(new RetryNTimes(5, 200));
+        return CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .ensembleTracker(false)
+                .sessionTimeoutMs(sessionMs)
+                .connectionTimeoutMs(sessionMs)
+                .retryPolicy(new RetryNTimes(5, 200));
     }
 
     /** @return the connect string that reaches the server through this proxy, {@code 127.0.0.1:port} */
@@ -248,33 +256,35 @@ public final class TcpProxy implements Closeable {
     }
 
     private void pump(Socket from, Socket to, boolean fromClient) {
-        Thread thread = new Thread(() -> {
-            try (DataInputStream in = new DataInputStream(from.getInputStream());
-                 DataOutputStream out = new DataOutputStream(to.getOutputStream())) {
-                boolean handshake = true; // the first frame each way is ConnectRequest / ConnectResponse
-                while (true) {
-                    int length = in.readInt();
-                    if (length < 0 || length > MAX_FRAME) {
-                        throw new IOException("not a ZooKeeper frame: length " + length);
+        Thread thread = new Thread(
+                () -> {
+                    try (DataInputStream in = new DataInputStream(from.getInputStream());
+                            DataOutputStream out = new DataOutputStream(to.getOutputStream())) {
+                        boolean handshake = true; // the first frame each way is ConnectRequest / ConnectResponse
+                        while (true) {
+                            int length = in.readInt();
+                            if (length < 0 || length > MAX_FRAME) {
+                                throw new IOException("not a ZooKeeper frame: length " + length);
+                            }
+                            byte[] frame = new byte[length];
+                            in.readFully(frame);
+                            if (silent) {
+                                continue;
+                            }
+                            if (!handshake && length >= 4) {
+                                count(frame, fromClient);
+                            }
+                            handshake = false;
+                            out.writeInt(length);
+                            out.write(frame);
+                            out.flush();
+                        }
+                    } catch (IOException e) {
+                        closeQuietly(from);
+                        closeQuietly(to);
                     }
-                    byte[] frame = new byte[length];
-                    in.readFully(frame);
-                    if (silent) {
-                        continue;
-                    }
-                    if (!handshake && length >= 4) {
-                        count(frame, fromClient);
-                    }
-                    handshake = false;
-                    out.writeInt(length);
-                    out.write(frame);
-                    out.flush();
-                }
-            } catch (IOException e) {
-                closeQuietly(from);
-                closeQuietly(to);
-            }
-        }, "tcp-proxy-" + (fromClient ? "up-" : "down-") + from.getPort());
+                },
+                "tcp-proxy-" + (fromClient ? "up-" : "down-") + from.getPort());
         thread.setDaemon(true);
         thread.start();
     }
@@ -289,8 +299,10 @@ public final class TcpProxy implements Closeable {
             }
             if (frame.length >= 13 && WATCHING_READS.contains(intAt(frame, 4)) && frame[frame.length - 1] == 1) {
                 int pathLength = intAt(frame, 8);
-                watchedPaths.add(pathLength >= 0 && 12 + pathLength < frame.length
-                        ? new String(frame, 12, pathLength, StandardCharsets.UTF_8) : "?");
+                watchedPaths.add(
+                        pathLength >= 0 && 12 + pathLength < frame.length
+                                ? new String(frame, 12, pathLength, StandardCharsets.UTF_8)
+                                : "?");
                 synchronized (requestSeen) {
                     requestSeen.notifyAll();
                 }
@@ -301,7 +313,9 @@ public final class TcpProxy implements Closeable {
     }
 
     private static int intAt(byte[] frame, int at) {
-        return ((frame[at] & 0xff) << 24) | ((frame[at + 1] & 0xff) << 16) | ((frame[at + 2] & 0xff) << 8)
+        return ((frame[at] & 0xff) << 24)
+                | ((frame[at + 1] & 0xff) << 16)
+                | ((frame[at + 2] & 0xff) << 8)
                 | (frame[at + 3] & 0xff);
     }
 

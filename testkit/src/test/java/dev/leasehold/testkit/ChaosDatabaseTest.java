@@ -13,23 +13,26 @@ import org.junit.jupiter.api.Test;
 class ChaosDatabaseTest {
 
     private static void commitARow(ChaosDatabase db) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE restart_probe (n INT)");
             s.execute("INSERT INTO restart_probe VALUES (42)");
         }
     }
 
     private static int probe(ChaosDatabase db) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT n FROM restart_probe")) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT n FROM restart_probe")) {
             assertThat(rs.next()).isTrue();
             return rs.getInt(1);
         }
     }
 
     private static String scalar(ChaosDatabase db, String sql) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);
         }
@@ -42,7 +45,8 @@ class ChaosDatabaseTest {
             try (Connection before = h2.dataSource().getConnection()) {
                 h2.restart();
                 assertThatThrownBy(() -> before.createStatement().executeQuery("SELECT 1"))
-                        .as("a connection from before the restart is broken").isInstanceOf(SQLException.class);
+                        .as("a connection from before the restart is broken")
+                        .isInstanceOf(SQLException.class);
             }
             assertThat(probe(h2)).isEqualTo(42);
         }
@@ -52,7 +56,8 @@ class ChaosDatabaseTest {
     void postgresIsCrashedAndRecovers() throws Exception {
         NotRoot.require();
         try (ChaosDatabase postgres = ChaosDatabase.embeddedPostgres()) {
-            assertThat(scalar(postgres, "SHOW synchronous_commit")).as("an acknowledged commit is in the WAL")
+            assertThat(scalar(postgres, "SHOW synchronous_commit"))
+                    .as("an acknowledged commit is in the WAL")
                     .isEqualTo("on");
             commitARow(postgres);
             String started = scalar(postgres, "SELECT pg_postmaster_start_time()");
@@ -60,12 +65,16 @@ class ChaosDatabaseTest {
             try (Connection before = postgres.dataSource().getConnection()) {
                 postgres.restart();
                 assertThatThrownBy(() -> before.createStatement().executeQuery("SELECT 1"))
-                        .as("a connection from before the crash is broken").isInstanceOf(SQLException.class);
+                        .as("a connection from before the crash is broken")
+                        .isInstanceOf(SQLException.class);
             }
             assertThat(probe(postgres)).isEqualTo(42);
-            assertThat(scalar(postgres, "SELECT pg_postmaster_start_time()")).as("a new postmaster")
+            assertThat(scalar(postgres, "SELECT pg_postmaster_start_time()"))
+                    .as("a new postmaster")
                     .isNotEqualTo(started);
-            assertThat(postgres.jdbcUrl()).as("same port, so child JVMs reconnect").isEqualTo(url);
+            assertThat(postgres.jdbcUrl())
+                    .as("same port, so child JVMs reconnect")
+                    .isEqualTo(url);
         }
     }
 
@@ -73,7 +82,8 @@ class ChaosDatabaseTest {
     void anExternalDatabaseIsNeverRestarted() {
         ChaosDatabase external = ChaosDatabase.external("jdbc:h2:mem:external", null, null);
         assertThat(external.restartable()).isFalse();
-        assertThatThrownBy(external::restart).isInstanceOf(UnsupportedOperationException.class)
+        assertThatThrownBy(external::restart)
+                .isInstanceOf(UnsupportedOperationException.class)
                 .hasMessageContaining("did not start");
     }
 }

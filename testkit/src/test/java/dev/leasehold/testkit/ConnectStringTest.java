@@ -12,8 +12,8 @@ class ConnectStringTest {
     @Test
     void serversAndChrootAreTakenApart() {
         ConnectString connect = ConnectString.parse("zk1:2181,10.0.0.2:2182/billing/prod");
-        assertThat(connect.servers()).containsExactly(new ConnectString.Server("zk1", 2181),
-                new ConnectString.Server("10.0.0.2", 2182));
+        assertThat(connect.servers())
+                .containsExactly(new ConnectString.Server("zk1", 2181), new ConnectString.Server("10.0.0.2", 2182));
         assertThat(connect.chroot()).isEqualTo("/billing/prod");
         assertThat(connect.hosts()).isEqualTo("zk1:2181,10.0.0.2:2182");
         assertThat(connect).hasToString("zk1:2181,10.0.0.2:2182/billing/prod");
@@ -27,7 +27,9 @@ class ConnectStringTest {
     @Test
     void aMalformedConnectStringIsRefusedWithWhatWasExpected() {
         for (String bad : List.of("", "zk1", "zk1:", ":2181", "zk1:port", "zk1:2181,", "zk1:99999")) {
-            assertThatThrownBy(() -> ConnectString.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> ConnectString.parse(bad))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("host:port");
         }
     }
@@ -37,7 +39,8 @@ class ConnectStringTest {
         Ensemble given = Ensemble.given("127.0.0.1:2181/x");
         assertThat(given.owned()).isFalse();
         assertThat(given.connectString().chroot()).isEqualTo("/x");
-        assertThatThrownBy(given::instances).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(given::instances)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("not touched");
     }
 }

@@ -17,7 +17,9 @@ class HistoryCheckerTest {
 
     /** A leads with token 5 and writes twice; B takes over with 9 and writes; A's late write was rejected. */
     private static List<Committed> clean() {
-        return List.of(new Committed(1, "r", "a", 5, 1, A), new Committed(2, "r", "a", 5, 2, A),
+        return List.of(
+                new Committed(1, "r", "a", 5, 1, A),
+                new Committed(2, "r", "a", 5, 2, A),
                 new Committed(3, "r", "b", 9, 1, B));
     }
 
@@ -38,7 +40,9 @@ class HistoryCheckerTest {
 
     @Test
     void rule1And2ATokenGoingBackwardsInCommitOrder() {
-        List<Committed> rows = List.of(new Committed(1, "r", "a", 5, 1, A), new Committed(2, "r", "b", 9, 1, B),
+        List<Committed> rows = List.of(
+                new Committed(1, "r", "a", 5, 1, A),
+                new Committed(2, "r", "b", 9, 1, B),
                 new Committed(3, "r", "a", 5, 2, A));
         HistoryChecker.Result result = check(rows, grants(), List.of());
         assertThat(result.violations()).anyMatch(v -> v.startsWith("rule 1:")).anyMatch(v -> v.startsWith("rule 2:"));
@@ -46,10 +50,13 @@ class HistoryCheckerTest {
 
     @Test
     void rule2AStaleWriteAfterAHigherOneNotJustAfterIt() {
-        List<Committed> rows = List.of(new Committed(1, "r", "b", 9, 1, B), new Committed(2, "r", "c", 12, 1, 0xC),
-                new Committed(3, "r", "c", 12, 2, 0xC), new Committed(4, "r", "b", 9, 2, B));
-        assertThat(check(rows, List.of(), List.of()).violations()).anyMatch(v -> v.startsWith("rule 2:")
-                && v.contains("token 9") && v.contains("token 12"));
+        List<Committed> rows = List.of(
+                new Committed(1, "r", "b", 9, 1, B),
+                new Committed(2, "r", "c", 12, 1, 0xC),
+                new Committed(3, "r", "c", 12, 2, 0xC),
+                new Committed(4, "r", "b", 9, 2, B));
+        assertThat(check(rows, List.of(), List.of()).violations())
+                .anyMatch(v -> v.startsWith("rule 2:") && v.contains("token 9") && v.contains("token 12"));
     }
 
     @Test
@@ -69,7 +76,11 @@ class HistoryCheckerTest {
     @Test
     void rule4AnAcknowledgedWriteThatIsMissing() {
         HistoryChecker.Result result = check(clean(), grants(), List.of(new Ack("a", 5, 3)));
-        assertThat(result.violations()).singleElement().asString().startsWith("rule 4:").contains("#3");
+        assertThat(result.violations())
+                .singleElement()
+                .asString()
+                .startsWith("rule 4:")
+                .contains("#3");
     }
 
     @Test
@@ -86,50 +97,62 @@ class HistoryCheckerTest {
         List<Grant> reportedLate = List.of(new Grant(200, "e", "b", 9, B), new Grant(100, "e", "a", 5, A));
         assertThat(check(List.of(), reportedLate, List.of()).violations()).isEmpty();
         List<Grant> grantedLate = List.of(new Grant(100, "e", "b", 9, B), new Grant(200, "e", "a", 5, A));
-        assertThat(check(List.of(), grantedLate, List.of()).violations()).singleElement().asString()
-                .startsWith("rule 5:").contains("token 5 to a came after a grant of token 9 to b");
+        assertThat(check(List.of(), grantedLate, List.of()).violations())
+                .singleElement()
+                .asString()
+                .startsWith("rule 5:")
+                .contains("token 5 to a came after a grant of token 9 to b");
     }
 
     @Test
     void anElectionInWhichNobodyEverLedIsLeaderlessThroughout() {
         List<Belief> beliefs = List.of(new Belief("latch", "a", 5, 0, 1_000));
-        HistoryChecker.Result result = HistoryChecker.check(List.of(), List.of(), List.of(), beliefs,
-                List.of("latch", "selector"), 0, 1_000);
+        HistoryChecker.Result result =
+                HistoryChecker.check(List.of(), List.of(), List.of(), beliefs, List.of("latch", "selector"), 0, 1_000);
         assertThat(result.longestWithoutLeader()).isEqualTo(new HistoryChecker.Gap("selector", 0, 1_000));
     }
 
     @Test
     void grantsOfTwoElectionsAreJudgedApart() {
-        List<Grant> grants = List.of(new Grant(1, "latch", "a", 9, A), new Grant(2, "selector", "b", 5, B),
+        List<Grant> grants = List.of(
+                new Grant(1, "latch", "a", 9, A),
+                new Grant(2, "selector", "b", 5, B),
                 new Grant(3, "selector", "c", 7, 0xC));
         assertThat(check(List.of(), grants, List.of()).violations()).isEmpty();
     }
 
     @Test
     void theSameGrantAgainAfterAReconnectIsNoViolation() {
-        List<Grant> grants = List.of(new Grant(1, "e", "a", 5, A), new Grant(2, "e", "a", 5, A), new Grant(3, "e", "b", 9, B));
+        List<Grant> grants =
+                List.of(new Grant(1, "e", "a", 5, A), new Grant(2, "e", "a", 5, A), new Grant(3, "e", "b", 9, B));
         assertThat(check(List.of(), grants, List.of()).violations()).isEmpty();
     }
 
     @Test
     void overlappingBeliefsAreCountedAndGapsMeasured() {
-        List<Belief> beliefs = List.of(new Belief("e", "a", 5, 0, 500), new Belief("e", "b", 9, 400, 700),
-                new Belief("e", "c", 12, 900, 1_000), new Belief("other", "d", 3, 0, 1_000));
+        List<Belief> beliefs = List.of(
+                new Belief("e", "a", 5, 0, 500),
+                new Belief("e", "b", 9, 400, 700),
+                new Belief("e", "c", 12, 900, 1_000),
+                new Belief("other", "d", 3, 0, 1_000));
         HistoryChecker.Result result = HistoryChecker.check(List.of(), List.of(), List.of(), beliefs, 0, 1_000);
         assertThat(result.overlappingBeliefs()).isEqualTo(1);
         assertThat(result.longestWithoutLeader()).isEqualTo(new HistoryChecker.Gap("e", 700, 200));
-        assertThat(HistoryChecker.longestGap("e", List.of(), 0, 1_000)).isEqualTo(new HistoryChecker.Gap("e", 0,
-                1_000));
+        assertThat(HistoryChecker.longestGap("e", List.of(), 0, 1_000))
+                .isEqualTo(new HistoryChecker.Gap("e", 0, 1_000));
         assertThat(HistoryChecker.longestGap("e", List.of(new Belief("e", "a", 5, 100, 300)), 0, 1_000))
-                .as("the gap after the last belief counts").isEqualTo(new HistoryChecker.Gap("e", 300, 700));
+                .as("the gap after the last belief counts")
+                .isEqualTo(new HistoryChecker.Gap("e", 300, 700));
     }
 
     @Test
     void staleCommitsAreTheRowsThatCommittedAfterAHigherToken() {
-        List<Committed> rows = List.of(new Committed(1, "r", "a", 5, 1, A), new Committed(2, "r", "b", 9, 1, B),
-                new Committed(3, "r", "a", 5, 2, A), new Committed(4, "other", "a", 5, 3, A));
-        assertThat(HistoryChecker.staleCommits(rows))
-                .containsExactly(new HistoryChecker.StaleCommit(rows.get(2), 9));
+        List<Committed> rows = List.of(
+                new Committed(1, "r", "a", 5, 1, A),
+                new Committed(2, "r", "b", 9, 1, B),
+                new Committed(3, "r", "a", 5, 2, A),
+                new Committed(4, "other", "a", 5, 3, A));
+        assertThat(HistoryChecker.staleCommits(rows)).containsExactly(new HistoryChecker.StaleCommit(rows.get(2), 9));
         assertThat(HistoryChecker.staleCommits(clean())).isEmpty();
     }
 }

@@ -21,12 +21,12 @@ public final class Args {
 
     public static String name(String value, String name) {
         if (value == null || value.isBlank()) {
-            throw new IllegalArgumentException(name + " must be a non-blank string, was "
-                    + (value == null ? "null" : "'" + value + "'"));
+            throw new IllegalArgumentException(
+                    name + " must be a non-blank string, was " + (value == null ? "null" : "'" + value + "'"));
         }
         if (value.length() > MAX_NAME) {
-            throw new IllegalArgumentException(name + " must be at most " + MAX_NAME + " characters, was "
-                    + value.length());
+            throw new IllegalArgumentException(
+                    name + " must be at most " + MAX_NAME + " characters, was " + value.length());
         }
         return value;
     }
@@ -75,8 +75,8 @@ public final class Args {
     public static Duration olderThan(Duration olderThan) {
         notNull(olderThan, "olderThan");
         if (olderThan.isNegative() || olderThan.compareTo(MAX_AGE) > 0) {
-            throw new IllegalArgumentException("olderThan must be zero or positive and at most " + MAX_AGE + ", was "
-                    + olderThan);
+            throw new IllegalArgumentException(
+                    "olderThan must be zero or positive and at most " + MAX_AGE + ", was " + olderThan);
         }
         if (olderThan.toNanos() % 1_000_000 != 0) {
             throw new IllegalArgumentException("olderThan must be whole milliseconds, was " + olderThan);

@@ -35,8 +35,8 @@ public final class ClaimLists {
             }
             Integer before = seen.putIfAbsent(claim.batchId(), i);
             if (before != null) {
-                throw new IllegalArgumentException("claims must name each batch once; '" + claim.batchId() + "' is at "
-                        + before + " and " + i);
+                throw new IllegalArgumentException(
+                        "claims must name each batch once; '" + claim.batchId() + "' is at " + before + " and " + i);
             }
         }
         return List.copyOf(claims);

@@ -21,8 +21,8 @@ import java.util.Set;
  */
 public final class GuardedConnection implements InvocationHandler {
 
-    private static final Set<String> REFUSED = Set.of("commit", "setAutoCommit", "close", "abort",
-            "setTransactionIsolation", "setReadOnly");
+    private static final Set<String> REFUSED =
+            Set.of("commit", "setAutoCommit", "close", "abort", "setTransactionIsolation", "setReadOnly");
 
     private final Connection target;
     private final Connection proxy;
@@ -31,8 +31,8 @@ public final class GuardedConnection implements InvocationHandler {
 
     public GuardedConnection(Connection target) {
         this.target = target;
-        this.proxy = (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
-                new Class<?>[] {Connection.class}, this);
+        this.proxy = (Connection)
+                Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, this);
     }
 
     public Connection connection() {
@@ -63,16 +63,20 @@ public final class GuardedConnection implements InvocationHandler {
         if (isRefused || over) {
             String call = name + (name.equals("rollback") ? "()" : "");
             if (over) {
-                throw new SQLException(call + " refused: this fenced transaction is over; the connection was only"
-                        + " lent to the work while it ran", "25000");
+                throw new SQLException(
+                        call + " refused: this fenced transaction is over; the connection was only"
+                                + " lent to the work while it ran",
+                        "25000");
             }
             if (refused == null) {
                 refused = call;
             }
-            throw new SQLException(call + " refused: the fenced transaction belongs to the gate, which commits it"
-                    + " when the work returns and rolls it back if the work throws (refused: commit, rollback(),"
-                    + " setAutoCommit, close, abort, setTransactionIsolation, setReadOnly; rollback(Savepoint) is"
-                    + " fine)", "25000");
+            throw new SQLException(
+                    call + " refused: the fenced transaction belongs to the gate, which commits it"
+                            + " when the work returns and rolls it back if the work throws (refused: commit, rollback(),"
+                            + " setAutoCommit, close, abort, setTransactionIsolation, setReadOnly; rollback(Savepoint) is"
+                            + " fine)",
+                    "25000");
         }
         try {
             return method.invoke(target, args);

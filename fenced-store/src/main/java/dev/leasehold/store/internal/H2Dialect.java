@@ -78,10 +78,19 @@ final class H2Dialect extends SqlDialect {
     @Override
     public List<SlotClaim> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)
             throws SQLException {
-        return Jdbc.query(tx, returning(sweepSet() + " WHERE " + expiredSlots() + " AND (job, slot) IN (SELECT job,"
-                + " slot FROM " + tables.slotRuns() + " WHERE " + expiredSlots() + " ORDER BY slot FETCH FIRST "
-                + limit + " ROWS ONLY FOR UPDATE SKIP LOCKED)", "job, slot, runner, fence"), SqlDialect::slotRow,
-                runner, leaseMillis, job, job);
+        return Jdbc.query(
+                tx,
+                returning(
+                        sweepSet() + " WHERE " + expiredSlots() + " AND (job, slot) IN (SELECT job,"
+                                + " slot FROM " + tables.slotRuns() + " WHERE " + expiredSlots()
+                                + " ORDER BY slot FETCH FIRST "
+                                + limit + " ROWS ONLY FOR UPDATE SKIP LOCKED)",
+                        "job, slot, runner, fence"),
+                SqlDialect::slotRow,
+                runner,
+                leaseMillis,
+                job,
+                job);
     }
 
     /**
@@ -117,8 +126,11 @@ final class H2Dialect extends SqlDialect {
     public Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
             throws SQLException {
         String batches = tables.batches();
-        List<Candidate> expiredPage = Jdbc.query(tx, "SELECT id, seq FROM " + batches + " WHERE " + expired()
-                + " ORDER BY status, lease_until FETCH FIRST " + PAGE + " ROWS ONLY", H2Dialect::candidate);
+        List<Candidate> expiredPage = Jdbc.query(
+                tx,
+                "SELECT id, seq FROM " + batches + " WHERE " + expired() + " ORDER BY status, lease_until FETCH FIRST "
+                        + PAGE + " ROWS ONLY",
+                H2Dialect::candidate);
         for (Candidate candidate : expiredPage) {
             Optional<BatchClaim> claim = tryLock(tx, candidate, expired(), owner, leaseMillis, maxAttempts);
             if (claim.isPresent()) {
@@ -127,11 +139,15 @@ final class H2Dialect extends SqlDialect {
         }
         long after = Long.MIN_VALUE;
         while (true) {
-            List<Candidate> page = Jdbc.query(tx, "SELECT id, seq FROM " + batches + " WHERE status = 'pending'"
-                    + " AND seq > ? ORDER BY status, seq FETCH FIRST " + PAGE + " ROWS ONLY", H2Dialect::candidate, after);
+            List<Candidate> page = Jdbc.query(
+                    tx,
+                    "SELECT id, seq FROM " + batches + " WHERE status = 'pending'"
+                            + " AND seq > ? ORDER BY status, seq FETCH FIRST " + PAGE + " ROWS ONLY",
+                    H2Dialect::candidate,
+                    after);
             for (Candidate candidate : page) {
-                Optional<BatchClaim> claim = tryLock(tx, candidate, "status = 'pending'", owner, leaseMillis,
-                        maxAttempts);
+                Optional<BatchClaim> claim =
+                        tryLock(tx, candidate, "status = 'pending'", owner, leaseMillis, maxAttempts);
                 if (claim.isPresent()) {
                     return claim;
                 }
@@ -148,12 +164,17 @@ final class H2Dialect extends SqlDialect {
     }
 
     /** Locks the candidate if nobody holds it; claims it if it is still {@code claimable}. */
-    private Optional<BatchClaim> tryLock(Connection tx, Candidate candidate, String claimable, String owner,
-                                         long leaseMillis, int maxAttempts) throws SQLException {
-        List<int[]> locked = Jdbc.query(tx, "SELECT CASE WHEN " + claimable + " THEN 1 ELSE 0 END AS ok, attempts,"
-                + " status FROM " + tables.batches() + " WHERE id = ? FOR UPDATE SKIP LOCKED",
-                row -> new int[] {row.getInt("ok"), row.getInt("attempts"),
-                        "processing".equals(row.getString("status")) ? 1 : 0}, candidate.id());
+    private Optional<BatchClaim> tryLock(
+            Connection tx, Candidate candidate, String claimable, String owner, long leaseMillis, int maxAttempts)
+            throws SQLException {
+        List<int[]> locked = Jdbc.query(
+                tx,
+                "SELECT CASE WHEN " + claimable + " THEN 1 ELSE 0 END AS ok, attempts," + " status FROM "
+                        + tables.batches() + " WHERE id = ? FOR UPDATE SKIP LOCKED",
+                row -> new int[] {
+                    row.getInt("ok"), row.getInt("attempts"), "processing".equals(row.getString("status")) ? 1 : 0
+                },
+                candidate.id());
         if (locked.isEmpty()) {
             return Optional.empty(); // another claimer holds it
         }
@@ -164,8 +185,13 @@ final class H2Dialect extends SqlDialect {
             return Optional.empty();
         }
         if (row[0] == 1) {
-            return single(Jdbc.query(tx, returning(claimSet() + " WHERE id = ?", CLAIM_COLUMNS),
-                    SqlDialect::claimRow, owner, leaseMillis, candidate.id()));
+            return single(Jdbc.query(
+                    tx,
+                    returning(claimSet() + " WHERE id = ?", CLAIM_COLUMNS),
+                    SqlDialect::claimRow,
+                    owner,
+                    leaseMillis,
+                    candidate.id()));
         }
         tx.commit(); // we locked a row another claimer just took: let go of it at once
         return Optional.empty();

@@ -33,14 +33,20 @@ final class H2ManyClaims {
     List<BatchClaim> claim(Connection tx, String owner, long leaseMillis, int maxAttempts, int max)
             throws SQLException {
         String batches = sql.tables.batches();
-        List<Candidate> expired = Jdbc.query(tx, "SELECT id, seq FROM " + batches + " WHERE " + sql.expired()
-                + " ORDER BY status, lease_until FETCH FIRST " + max + " ROWS ONLY", H2ManyClaims::candidate);
+        List<Candidate> expired = Jdbc.query(
+                tx,
+                "SELECT id, seq FROM " + batches + " WHERE " + sql.expired()
+                        + " ORDER BY status, lease_until FETCH FIRST " + max + " ROWS ONLY",
+                H2ManyClaims::candidate);
         List<BatchClaim> claimed = new ArrayList<>(lock(tx, expired, owner, leaseMillis, maxAttempts));
         long after = Long.MIN_VALUE;
         while (claimed.size() < max) {
             int want = max - claimed.size();
-            List<Candidate> pending = Jdbc.query(tx, "SELECT id, seq FROM " + batches + " WHERE status = 'pending'"
-                    + " AND seq > ? ORDER BY status, seq FETCH FIRST " + want + " ROWS ONLY", H2ManyClaims::candidate,
+            List<Candidate> pending = Jdbc.query(
+                    tx,
+                    "SELECT id, seq FROM " + batches + " WHERE status = 'pending'"
+                            + " AND seq > ? ORDER BY status, seq FETCH FIRST " + want + " ROWS ONLY",
+                    H2ManyClaims::candidate,
                     after);
             claimed.addAll(lock(tx, pending, owner, leaseMillis, maxAttempts));
             if (pending.size() < want) {
@@ -60,8 +66,9 @@ final class H2ManyClaims {
      * still claimable (another claimer may have taken one between the read and the lock). Returns the claims in the
      * candidates' order.
      */
-    private List<BatchClaim> lock(Connection tx, List<Candidate> candidates, String owner, long leaseMillis,
-                                  int maxAttempts) throws SQLException {
+    private List<BatchClaim> lock(
+            Connection tx, List<Candidate> candidates, String owner, long leaseMillis, int maxAttempts)
+            throws SQLException {
         if (candidates.isEmpty()) {
             return List.of();
         }
@@ -71,10 +78,14 @@ final class H2ManyClaims {
         Object[] lockParams = new Object[ids.length + 1];
         lockParams[0] = (long) maxAttempts;
         System.arraycopy(ids, 0, lockParams, 1, ids.length);
-        List<String[]> locked = Jdbc.query(tx, "SELECT id, CASE WHEN " + expired + " AND attempts >= ? THEN 'used_up'"
-                + " WHEN " + expired + " OR status = 'pending' THEN 'claimable' ELSE 'taken' END AS verdict FROM "
-                + sql.tables.batches() + in + " FOR UPDATE SKIP LOCKED",
-                row -> new String[] {row.getString("id"), row.getString("verdict")}, lockParams);
+        List<String[]> locked = Jdbc.query(
+                tx,
+                "SELECT id, CASE WHEN " + expired + " AND attempts >= ? THEN 'used_up'"
+                        + " WHEN " + expired
+                        + " OR status = 'pending' THEN 'claimable' ELSE 'taken' END AS verdict FROM "
+                        + sql.tables.batches() + in + " FOR UPDATE SKIP LOCKED",
+                row -> new String[] {row.getString("id"), row.getString("verdict")},
+                lockParams);
         List<Object> usedUp = new ArrayList<>();
         List<Object> claimable = new ArrayList<>();
         for (String[] row : locked) {
@@ -85,8 +96,8 @@ final class H2ManyClaims {
             }
         }
         if (!usedUp.isEmpty()) {
-            Jdbc.update(tx, sql.exhaust() + " WHERE id IN (" + SqlDialect.markers(usedUp.size()) + ")",
-                    usedUp.toArray());
+            Jdbc.update(
+                    tx, sql.exhaust() + " WHERE id IN (" + SqlDialect.markers(usedUp.size()) + ")", usedUp.toArray());
         }
         if (claimable.isEmpty()) {
             return List.of();
@@ -101,17 +112,26 @@ final class H2ManyClaims {
         for (int i = 0; i < candidates.size(); i++) {
             order.put(candidates.get(i).id(), i);
         }
-        return Jdbc.query(tx, sql.returning(sql.claimSet() + " WHERE id IN (" + SqlDialect.markers(claimable.size())
-                + ")", SqlDialect.CLAIM_COLUMNS), SqlDialect::claimRow, claimParams).stream()
-                .sorted(Comparator.comparing(claim -> order.get(claim.batchId()))).toList();
+        return Jdbc.query(
+                        tx,
+                        sql.returning(
+                                sql.claimSet() + " WHERE id IN (" + SqlDialect.markers(claimable.size()) + ")",
+                                SqlDialect.CLAIM_COLUMNS),
+                        SqlDialect::claimRow,
+                        claimParams)
+                .stream()
+                .sorted(Comparator.comparing(claim -> order.get(claim.batchId())))
+                .toList();
     }
 
     /** One JDBC batch of conditional updates, in id order (so that two finishes never deadlock), in {@code tx}. */
     Set<String> finish(Connection tx, List<BatchClaim> claims, String result) throws SQLException {
-        List<BatchClaim> byId = claims.stream().sorted(Comparator.comparing(BatchClaim::batchId)).toList();
+        List<BatchClaim> byId = claims.stream()
+                .sorted(Comparator.comparing(BatchClaim::batchId))
+                .toList();
         Set<String> finished = new HashSet<>();
-        try (PreparedStatement statement = tx.prepareStatement(sql.finishSet()
-                + " WHERE id = ? AND fence = ? AND status = 'processing'")) {
+        try (PreparedStatement statement =
+                tx.prepareStatement(sql.finishSet() + " WHERE id = ? AND fence = ? AND status = 'processing'")) {
             for (BatchClaim claim : byId) {
                 statement.setString(1, result);
                 statement.setString(2, claim.batchId());
@@ -121,8 +141,8 @@ final class H2ManyClaims {
             int[] counts = statement.executeBatch();
             for (int i = 0; i < counts.length; i++) {
                 if (counts[i] > 1) {
-                    throw new IllegalStateException("finishing batch '" + byId.get(i).batchId() + "' changed "
-                            + counts[i] + " rows, expected 0 or 1: a bug");
+                    throw new IllegalStateException("finishing batch '"
+                            + byId.get(i).batchId() + "' changed " + counts[i] + " rows, expected 0 or 1: a bug");
                 }
                 if (counts[i] == 1) {
                     finished.add(byId.get(i).batchId());

@@ -142,8 +142,8 @@ public final class Jdbc {
      */
     public static int[] updates(Connection connection, List<String> sqls, Object... params) throws SQLException {
         Prologue.Wrap wrap = Prologue.take(connection);
-        try (PreparedStatement statement = connection.prepareStatement(wrap.before() + String.join("; ", sqls)
-                + wrap.after())) {
+        try (PreparedStatement statement =
+                connection.prepareStatement(wrap.before() + String.join("; ", sqls) + wrap.after())) {
             bind(statement, params);
             boolean rows = skip(statement, wrap);
             int[] counts = new int[sqls.size()];
@@ -152,8 +152,8 @@ public final class Jdbc {
                     rows = statement.getMoreResults();
                 }
                 if (rows || statement.getUpdateCount() < 0) {
-                    throw new IllegalArgumentException("statement " + (i + 1) + " returned rows or no update count: "
-                            + sqls.get(i));
+                    throw new IllegalArgumentException(
+                            "statement " + (i + 1) + " returned rows or no update count: " + sqls.get(i));
                 }
                 counts[i] = statement.getUpdateCount();
             }
@@ -161,8 +161,8 @@ public final class Jdbc {
                 statement.getMoreResults();
             }
             if (statement.getMoreResults() || statement.getUpdateCount() >= 0) {
-                throw new IllegalArgumentException("more results than the " + sqls.size() + " statement(s) given: "
-                        + String.join("; ", sqls));
+                throw new IllegalArgumentException(
+                        "more results than the " + sqls.size() + " statement(s) given: " + String.join("; ", sqls));
             }
             return counts;
         } catch (SQLException | RuntimeException e) {
@@ -179,8 +179,8 @@ public final class Jdbc {
     public static int checkedUpdate(Connection connection, String check, String sql, Object... params)
             throws SQLException {
         Prologue.Wrap wrap = Prologue.take(connection);
-        try (PreparedStatement statement = connection.prepareStatement(wrap.before() + check + "; " + sql
-                + wrap.after())) {
+        try (PreparedStatement statement =
+                connection.prepareStatement(wrap.before() + check + "; " + sql + wrap.after())) {
             bind(statement, params);
             if (!skip(statement, wrap)) {
                 throw new IllegalStateException("the check returned no rows: " + check);

@@ -47,6 +47,9 @@ import java.util.Set;
  * first-use UPDATE and INSERT, and MariaDB's {@code innodb_snapshot_isolation} raises error 1020. Deadlocks (1213)
  * and 1020 are retried like serialization failures, 1205 is a lock timeout ({@link SqlStates}).
  * Immutable and thread-safe.
+ *
+ * <p>Why one file of more than 300 lines: every SQL difference of MariaDB and MySQL is kept in this one place, as the
+ * dialects' rule is.
  */
 final class MariaDbDialect extends SqlDialect {
 
@@ -193,8 +196,16 @@ final class MariaDbDialect extends SqlDialect {
         if (picked.isEmpty()) {
             return Optional.empty();
         }
-        return single(updateByKey(tx, claimSet() + " WHERE id = ?", tables.batches(), "id", picked.get(0),
-                CLAIM_COLUMNS, SqlDialect::claimRow, owner, leaseMillis));
+        return single(updateByKey(
+                tx,
+                claimSet() + " WHERE id = ?",
+                tables.batches(),
+                "id",
+                picked.get(0),
+                CLAIM_COLUMNS,
+                SqlDialect::claimRow,
+                owner,
+                leaseMillis));
     }
 
     /**
@@ -204,17 +215,25 @@ final class MariaDbDialect extends SqlDialect {
     List<String> pick(Connection tx, int maxAttempts, int max) throws SQLException {
         String batches = tables.batches();
         String leases = batches + " FORCE INDEX (" + batches + "_leases)";
-        List<String> usedUp = lock(tx, "SELECT id FROM " + leases + " WHERE " + expired() + " AND attempts >= ?"
-                + " ORDER BY lease_until LIMIT 16 FOR UPDATE SKIP LOCKED", (long) maxAttempts);
+        List<String> usedUp = lock(
+                tx,
+                "SELECT id FROM " + leases + " WHERE " + expired() + " AND attempts >= ?"
+                        + " ORDER BY lease_until LIMIT 16 FOR UPDATE SKIP LOCKED",
+                (long) maxAttempts);
         if (!usedUp.isEmpty()) {
             Jdbc.update(tx, exhaust() + " WHERE id IN (" + marks(usedUp.size()) + ")", usedUp.toArray());
         }
-        List<String> picked = new ArrayList<>(lock(tx, "SELECT id FROM " + leases + " WHERE " + expired()
-                + " AND attempts < ? ORDER BY lease_until LIMIT " + max + " FOR UPDATE SKIP LOCKED",
+        List<String> picked = new ArrayList<>(lock(
+                tx,
+                "SELECT id FROM " + leases + " WHERE " + expired() + " AND attempts < ? ORDER BY lease_until LIMIT "
+                        + max + " FOR UPDATE SKIP LOCKED",
                 (long) maxAttempts));
         if (picked.size() < max) {
-            picked.addAll(lock(tx, "SELECT id FROM " + batches + " FORCE INDEX (" + batches + "_claimable) WHERE"
-                    + " status = 'pending' ORDER BY seq LIMIT " + (max - picked.size()) + " FOR UPDATE SKIP LOCKED"));
+            picked.addAll(lock(
+                    tx,
+                    "SELECT id FROM " + batches + " FORCE INDEX (" + batches + "_claimable) WHERE"
+                            + " status = 'pending' ORDER BY seq LIMIT " + (max - picked.size())
+                            + " FOR UPDATE SKIP LOCKED"));
         }
         return picked;
     }
@@ -238,9 +257,12 @@ final class MariaDbDialect extends SqlDialect {
     public List<SlotClaim> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)
             throws SQLException {
         String table = tables.slotRuns();
-        List<Instant> slots = skipLockedExplained(ignored -> Jdbc.query(tx, "SELECT slot FROM " + table + " WHERE "
-                + expiredSlots() + " ORDER BY slot LIMIT " + limit + " FOR UPDATE SKIP LOCKED",
-                row -> Jdbc.instant(row, "slot"), job));
+        List<Instant> slots = skipLockedExplained(ignored -> Jdbc.query(
+                tx,
+                "SELECT slot FROM " + table + " WHERE " + expiredSlots() + " ORDER BY slot LIMIT " + limit
+                        + " FOR UPDATE SKIP LOCKED",
+                row -> Jdbc.instant(row, "slot"),
+                job));
         if (slots.isEmpty()) {
             return List.of();
         }
@@ -251,8 +273,11 @@ final class MariaDbDialect extends SqlDialect {
         List<Object> keys = new ArrayList<>();
         keys.add(job);
         keys.addAll(slots);
-        return Jdbc.query(tx, "SELECT job, slot, runner, fence FROM " + table + bySlot + " ORDER BY slot",
-                SqlDialect::slotRow, keys.toArray());
+        return Jdbc.query(
+                tx,
+                "SELECT job, slot, runner, fence FROM " + table + bySlot + " ORDER BY slot",
+                SqlDialect::slotRow,
+                keys.toArray());
     }
 
     /** Any SKIP LOCKED query of the outbox and the others goes through here, for error 4175's explanation. */
@@ -261,10 +286,13 @@ final class MariaDbDialect extends SqlDialect {
             return query.apply(null);
         } catch (SQLException e) {
             if (e.getErrorCode() == SKIP_LOCKED_WITH_STATEMENT_BINLOG) {
-                throw new SQLException("a statement with SKIP LOCKED was refused as unsafe for the server's"
-                        + " statement-based binary log (MariaDB error 4175): the fenced store's claims and sweeps"
-                        + " need binlog_format=ROW (or MIXED) where a binary log is on",
-                        e.getSQLState(), e.getErrorCode(), e);
+                throw new SQLException(
+                        "a statement with SKIP LOCKED was refused as unsafe for the server's"
+                                + " statement-based binary log (MariaDB error 4175): the fenced store's claims and sweeps"
+                                + " need binlog_format=ROW (or MIXED) where a binary log is on",
+                        e.getSQLState(),
+                        e.getErrorCode(),
+                        e);
             }
             throw e;
         }

@@ -38,8 +38,11 @@ final class MariaDbManyClaims {
         params.addAll(picked);
         Jdbc.update(tx, sql.claimSet() + in, params.toArray());
         Map<String, BatchClaim> byId = new HashMap<>();
-        for (BatchClaim claim : Jdbc.query(tx, "SELECT " + SqlDialect.CLAIM_COLUMNS + " FROM " + sql.tables.batches()
-                + in, SqlDialect::claimRow, picked.toArray())) {
+        for (BatchClaim claim : Jdbc.query(
+                tx,
+                "SELECT " + SqlDialect.CLAIM_COLUMNS + " FROM " + sql.tables.batches() + in,
+                SqlDialect::claimRow,
+                picked.toArray())) {
             byId.put(claim.batchId(), claim);
         }
         return picked.stream().map(byId::get).toList();
@@ -50,7 +53,9 @@ final class MariaDbManyClaims {
         if (claims.isEmpty()) {
             return Set.of();
         }
-        List<BatchClaim> byId = claims.stream().sorted(Comparator.comparing(BatchClaim::batchId)).toList();
+        List<BatchClaim> byId = claims.stream()
+                .sorted(Comparator.comparing(BatchClaim::batchId))
+                .toList();
         List<Object> params = new ArrayList<>();
         StringBuilder current = new StringBuilder();
         for (BatchClaim claim : byId) {
@@ -61,16 +66,23 @@ final class MariaDbManyClaims {
             params.add(claim.batchId());
             params.add(claim.fence());
         }
-        List<String> locked = Jdbc.query(tx, "SELECT id FROM " + sql.tables.batches() + " WHERE id IN ("
-                + MariaDbDialect.marks(byId.size()) + ") AND (" + current + ") AND status = 'processing' ORDER BY id"
-                + " FOR UPDATE",
-                row -> row.getString(1), params.toArray());
+        List<String> locked = Jdbc.query(
+                tx,
+                "SELECT id FROM " + sql.tables.batches() + " WHERE id IN ("
+                        + MariaDbDialect.marks(byId.size()) + ") AND (" + current
+                        + ") AND status = 'processing' ORDER BY id"
+                        + " FOR UPDATE",
+                row -> row.getString(1),
+                params.toArray());
         if (!locked.isEmpty()) {
             List<Object> update = new ArrayList<>();
             update.add(result);
             update.addAll(locked);
-            Jdbc.update(tx, "UPDATE " + sql.tables.batches() + " SET status = 'done', result = ?, lease_until = NULL,"
-                    + " finished_at = " + sql.now() + " WHERE id IN (" + MariaDbDialect.marks(locked.size()) + ")",
+            Jdbc.update(
+                    tx,
+                    "UPDATE " + sql.tables.batches() + " SET status = 'done', result = ?, lease_until = NULL,"
+                            + " finished_at = " + sql.now() + " WHERE id IN (" + MariaDbDialect.marks(locked.size())
+                            + ")",
                     update.toArray());
         }
         return Set.copyOf(locked);

@@ -6,14 +6,11 @@ import dev.leasehold.store.OutboxClaim;
 import dev.leasehold.store.OutboxIntent;
 import dev.leasehold.store.RecordOutcome;
 import dev.leasehold.store.StoreConfig;
-import dev.leasehold.store.StoreException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -65,11 +62,23 @@ public final class OutboxSql {
         String key = intent.key().value();
         boolean inserted;
         try {
-            inserted = oneRow(Jdbc.update(tx, sql.insertIfAbsent("INSERT INTO " + sql.tables.outbox()
-                    + " (idem_key, destination, payload, in_order, resource, token, status, attempts, fence,"
-                    + " next_attempt_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, '" + PENDING + "', 0, 0, "
-                    + sql.now() + ", " + sql.now() + ")", "idem_key"), key, intent.destination(),
-                    intent.payload(), intent.ordered() ? 1L : 0L, resource, token), "outbox insert");
+            inserted = oneRow(
+                    Jdbc.update(
+                            tx,
+                            sql.insertIfAbsent(
+                                    "INSERT INTO " + sql.tables.outbox()
+                                            + " (idem_key, destination, payload, in_order, resource, token, status, attempts, fence,"
+                                            + " next_attempt_at, recorded_at) VALUES (?, ?, ?, ?, ?, ?, '" + PENDING
+                                            + "', 0, 0, "
+                                            + sql.now() + ", " + sql.now() + ")",
+                                    "idem_key"),
+                            key,
+                            intent.destination(),
+                            intent.payload(),
+                            intent.ordered() ? 1L : 0L,
+                            resource,
+                            token),
+                    "outbox insert");
         } catch (SQLException e) {
             if (!sql.lostInsertRace(e)) {
                 throw e;
@@ -79,8 +88,11 @@ public final class OutboxSql {
         if (inserted) {
             return RecordOutcome.RECORDED;
         }
-        List<List<String>> existing = Jdbc.query(tx, "SELECT destination, payload FROM " + sql.tables.outbox()
-                + " WHERE idem_key = ?", row -> List.of(row.getString(1), row.getString(2)), key);
+        List<List<String>> existing = Jdbc.query(
+                tx,
+                "SELECT destination, payload FROM " + sql.tables.outbox() + " WHERE idem_key = ?",
+                row -> List.of(row.getString(1), row.getString(2)),
+                key);
         if (existing.isEmpty()) {
             throw new IllegalStateException("intent '" + key + "' was neither inserted nor found: a bug");
         }
@@ -102,27 +114,52 @@ public final class OutboxSql {
         SqlDialect sql = on(tx);
         String table = sql.tables.outbox();
         if (sql.claimsInOneStatement()) {
-            return single(Jdbc.query(tx, claimUpdate(sql, "(SELECT o.idem_key FROM " + table + " o WHERE "
-                    + due(sql) + " ORDER BY o.seq FETCH FIRST 1 ROW ONLY FOR UPDATE SKIP LOCKED)"),
-                    OutboxSql::claimRow, relay, leaseMillis));
+            return single(Jdbc.query(
+                    tx,
+                    claimUpdate(
+                            sql,
+                            "(SELECT o.idem_key FROM " + table + " o WHERE " + due(sql)
+                                    + " ORDER BY o.seq FETCH FIRST 1 ROW ONLY FOR UPDATE SKIP LOCKED)"),
+                    OutboxSql::claimRow,
+                    relay,
+                    leaseMillis));
         }
         long after = Long.MIN_VALUE;
         while (true) {
-            List<Object[]> page = Jdbc.query(tx, "SELECT o.idem_key, o.seq FROM " + table + " o WHERE " + due(sql)
-                    + " AND o.seq > ? ORDER BY o.seq " + sql.firstRows(PAGE),
-                    row -> new Object[] {row.getString(1), row.getLong(2)}, after);
+            List<Object[]> page = Jdbc.query(
+                    tx,
+                    "SELECT o.idem_key, o.seq FROM " + table + " o WHERE " + due(sql) + " AND o.seq > ? ORDER BY o.seq "
+                            + sql.firstRows(PAGE),
+                    row -> new Object[] {row.getString(1), row.getLong(2)},
+                    after);
             for (Object[] candidate : page) {
                 String key = (String) candidate[0];
-                boolean locked = !Jdbc.query(tx, "SELECT idem_key FROM " + table
-                        + " WHERE idem_key = ? FOR UPDATE SKIP LOCKED", row -> true, key).isEmpty();
+                boolean locked = !Jdbc.query(
+                                tx,
+                                "SELECT idem_key FROM " + table + " WHERE idem_key = ? FOR UPDATE SKIP LOCKED",
+                                row -> true,
+                                key)
+                        .isEmpty();
                 if (!locked) {
                     continue;
                 }
-                boolean stillDue = !Jdbc.query(tx, "SELECT o.idem_key FROM " + table + " o WHERE o.idem_key = ? AND "
-                        + due(sql), row -> true, key).isEmpty();
+                boolean stillDue = !Jdbc.query(
+                                tx,
+                                "SELECT o.idem_key FROM " + table + " o WHERE o.idem_key = ? AND " + due(sql),
+                                row -> true,
+                                key)
+                        .isEmpty();
                 if (stillDue) {
-                    return single(sql.updateByKey(tx, claimSet(sql) + " WHERE idem_key = ?", table, "idem_key", key,
-                            CLAIM_COLUMNS, OutboxSql::claimRow, relay, leaseMillis));
+                    return single(sql.updateByKey(
+                            tx,
+                            claimSet(sql) + " WHERE idem_key = ?",
+                            table,
+                            "idem_key",
+                            key,
+                            CLAIM_COLUMNS,
+                            OutboxSql::claimRow,
+                            relay,
+                            leaseMillis));
                 }
                 tx.rollback(); // we locked an intent another relay just took: let go of it at once
             }
@@ -147,8 +184,8 @@ public final class OutboxSql {
     private static final String CLAIM_COLUMNS = "idem_key, destination, payload, owner, fence, attempts";
 
     private static String claimSet(SqlDialect sql) {
-        return "UPDATE " + sql.tables.outbox() + " SET status = '" + SENDING + "', owner = ?,"
-                + " lease_until = " + sql.nowPlusMillis() + ", fence = fence + 1, attempts = attempts + 1";
+        return "UPDATE " + sql.tables.outbox() + " SET status = '" + SENDING + "', owner = ?," + " lease_until = "
+                + sql.nowPlusMillis() + ", fence = fence + 1, attempts = attempts + 1";
     }
 
     private static String claimUpdate(SqlDialect sql, String which) {
@@ -168,8 +205,13 @@ public final class OutboxSql {
     }
 
     private static OutboxClaim claimRow(ResultSet row) throws SQLException {
-        return new OutboxClaim(new IdempotencyKey(row.getString("idem_key")), row.getString("destination"),
-                row.getString("payload"), row.getString("owner"), row.getLong("fence"), row.getInt("attempts"));
+        return new OutboxClaim(
+                new IdempotencyKey(row.getString("idem_key")),
+                row.getString("destination"),
+                row.getString("payload"),
+                row.getString("owner"),
+                row.getLong("fence"),
+                row.getInt("attempts"));
     }
 
     private static Optional<OutboxClaim> single(List<OutboxClaim> claimed) {

@@ -77,10 +77,16 @@ final class PostgresDialect extends SqlDialect {
     @Override
     public List<SlotClaim> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)
             throws SQLException {
-        return Jdbc.query(tx, "WITH picked AS MATERIALIZED (SELECT job, slot FROM " + tables.slotRuns() + " WHERE "
-                + expiredSlots() + " ORDER BY slot FETCH FIRST " + limit + " ROWS ONLY FOR UPDATE SKIP LOCKED) "
-                + sweepSet() + " WHERE (job, slot) IN (SELECT job, slot FROM picked)"
-                + " RETURNING job, slot, runner, fence", SqlDialect::slotRow, job, runner, leaseMillis);
+        return Jdbc.query(
+                tx,
+                "WITH picked AS MATERIALIZED (SELECT job, slot FROM " + tables.slotRuns() + " WHERE "
+                        + expiredSlots() + " ORDER BY slot FETCH FIRST " + limit + " ROWS ONLY FOR UPDATE SKIP LOCKED) "
+                        + sweepSet() + " WHERE (job, slot) IN (SELECT job, slot FROM picked)"
+                        + " RETURNING job, slot, runner, fence",
+                SqlDialect::slotRow,
+                job,
+                runner,
+                leaseMillis);
     }
 
     /** Partial indexes: only the rows a claim (or a purge) looks for are in them. */
@@ -117,8 +123,8 @@ final class PostgresDialect extends SqlDialect {
                 + " ORDER BY lease_until FETCH FIRST 1 ROW ONLY FOR UPDATE SKIP LOCKED), "
                 + "(SELECT id FROM " + batches + " WHERE status = 'pending' ORDER BY seq FETCH FIRST 1 ROW ONLY"
                 + " FOR UPDATE SKIP LOCKED)) RETURNING " + CLAIM_COLUMNS;
-        return single(Jdbc.query(tx, sql, SqlDialect::claimRow, (long) maxAttempts, owner, leaseMillis,
-                (long) maxAttempts));
+        return single(
+                Jdbc.query(tx, sql, SqlDialect::claimRow, (long) maxAttempts, owner, leaseMillis, (long) maxAttempts));
     }
 
     /**
@@ -150,12 +156,21 @@ final class PostgresDialect extends SqlDialect {
                 + " RETURNING " + CLAIM_COLUMNS + ", seq)"
                 + " SELECT claimed.*, expired_at FROM claimed JOIN picked ON id = pick_id";
         record Picked(Instant expiredAt, long seq, BatchClaim claim) {}
-        List<Picked> claimed = Jdbc.query(tx, sql, row -> new Picked(Jdbc.instant(row, "expired_at"),
-                row.getLong("seq"), claimRow(row)), (long) maxAttempts, (long) maxAttempts, (long) max, (long) max,
-                owner, leaseMillis);
-        return claimed.stream().sorted(Comparator.comparing(Picked::expiredAt,
-                Comparator.nullsLast(Comparator.naturalOrder())).thenComparingLong(Picked::seq))
-                .map(Picked::claim).toList();
+        List<Picked> claimed = Jdbc.query(
+                tx,
+                sql,
+                row -> new Picked(Jdbc.instant(row, "expired_at"), row.getLong("seq"), claimRow(row)),
+                (long) maxAttempts,
+                (long) maxAttempts,
+                (long) max,
+                (long) max,
+                owner,
+                leaseMillis);
+        return claimed.stream()
+                .sorted(Comparator.comparing(Picked::expiredAt, Comparator.nullsLast(Comparator.naturalOrder()))
+                        .thenComparingLong(Picked::seq))
+                .map(Picked::claim)
+                .toList();
     }
 
     /**
@@ -170,8 +185,14 @@ final class PostgresDialect extends SqlDialect {
                 + " WHERE status = 'processing' ORDER BY id FOR UPDATE OF " + batches + ") "
                 + finishSet() + " WHERE id IN (SELECT id FROM locked) RETURNING id";
         try (PreparedStatement statement = tx.prepareStatement(sql)) {
-            statement.setArray(1, tx.createArrayOf("varchar", claims.stream().map(BatchClaim::batchId).toArray()));
-            statement.setArray(2, tx.createArrayOf("bigint", claims.stream().map(BatchClaim::fence).toArray()));
+            statement.setArray(
+                    1,
+                    tx.createArrayOf(
+                            "varchar", claims.stream().map(BatchClaim::batchId).toArray()));
+            statement.setArray(
+                    2,
+                    tx.createArrayOf(
+                            "bigint", claims.stream().map(BatchClaim::fence).toArray()));
             statement.setString(3, result);
             Set<String> finished = new HashSet<>();
             try (ResultSet rows = statement.executeQuery()) {

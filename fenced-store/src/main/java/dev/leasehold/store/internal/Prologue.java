@@ -68,8 +68,8 @@ final class Prologue implements InvocationHandler {
     }
 
     private static Connection proxy(Prologue handler) {
-        return (Connection) Proxy.newProxyInstance(Prologue.class.getClassLoader(),
-                new Class<?>[] {Connection.class, Carrier.class}, handler);
+        return (Connection) Proxy.newProxyInstance(
+                Prologue.class.getClassLoader(), new Class<?>[] {Connection.class, Carrier.class}, handler);
     }
 
     /** The SQL to send around the caller's statement on {@code connection}. */

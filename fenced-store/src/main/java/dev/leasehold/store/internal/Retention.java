@@ -15,8 +15,11 @@ public final class Retention {
 
     /** The database's clock minus {@code olderThan}: rows older than this go. */
     public static Instant cutoff(StoreContext context, String operation, Duration olderThan) {
-        List<Instant> now = context.jdbc().withConnection(operation, c -> Jdbc.query(c, "SELECT "
-                + context.sql().now() + " AS db_now", row -> Jdbc.instant(row, "db_now")));
+        List<Instant> now = context.jdbc()
+                .withConnection(
+                        operation,
+                        c -> Jdbc.query(
+                                c, "SELECT " + context.sql().now() + " AS db_now", row -> Jdbc.instant(row, "db_now")));
         return now.get(0).minus(olderThan);
     }
 

@@ -17,6 +17,9 @@ import java.util.Set;
  * {@link H2Dialect}, {@link MariaDbDialect} for MariaDB and MySQL), the schema's numbered migrations included.
  * Everything else is standard SQL with bound parameters. Table names come from a validated prefix, never from
  * callers' values. Immutable and thread-safe.
+ *
+ * <p>Why one file of more than 300 lines: the schema's numbered migrations must stay in one ordered list, next to the
+ * column types they are written with.
  */
 public abstract class SqlDialect {
 
@@ -72,8 +75,16 @@ public abstract class SqlDialect {
      * has it, else as the UPDATE and then a SELECT by key in the same transaction (the UPDATE holds the row's lock, so
      * the SELECT reads what it wrote).
      */
-    public final <T> List<T> updateByKey(Connection tx, String update, String table, String key, Object keyValue,
-                                         String columns, Jdbc.Row<T> row, Object... params) throws SQLException {
+    public final <T> List<T> updateByKey(
+            Connection tx,
+            String update,
+            String table,
+            String key,
+            Object keyValue,
+            String columns,
+            Jdbc.Row<T> row,
+            Object... params)
+            throws SQLException {
         Object[] all = java.util.Arrays.copyOf(params, params.length + 1);
         all[params.length] = keyValue;
         if (hasReturning()) {
@@ -132,8 +143,8 @@ public abstract class SqlDialect {
      * lease expired first (longest expired first; one with no attempts left is marked failed instead), then the oldest
      * pending ones, each locked with SKIP LOCKED (never waiting on another claimer). Returned in that order.
      */
-    public abstract List<BatchClaim> claimBatches(Connection tx, String owner, long leaseMillis, int maxAttempts,
-                                                  int max) throws SQLException;
+    public abstract List<BatchClaim> claimBatches(
+            Connection tx, String owner, long leaseMillis, int maxAttempts, int max) throws SQLException;
 
     /**
      * Marks done with {@code result} each batch whose current claim is one of {@code claims} (same id and fence, still
@@ -173,8 +184,8 @@ public abstract class SqlDialect {
     }
 
     static SlotClaim slotRow(ResultSet row) throws SQLException {
-        return new SlotClaim(row.getString("job"), Jdbc.instant(row, "slot"), row.getString("runner"),
-                row.getLong("fence"));
+        return new SlotClaim(
+                row.getString("job"), Jdbc.instant(row, "slot"), row.getString("runner"), row.getLong("fence"));
     }
 
     /** A processing batch whose lease ended (database clock). */
@@ -194,8 +205,8 @@ public abstract class SqlDialect {
     /** Marks expired batches that used up their attempts as failed; the condition follows (a WHERE clause). */
     final String exhaust() {
         return "UPDATE " + tables.batches() + " SET status = 'failed', lease_until = NULL, finished_at = " + now()
-                + ", error = " + concat("'the lease of attempt '", "attempts",
-                "' ended before it finished; no attempts left'");
+                + ", error = "
+                + concat("'the lease of attempt '", "attempts", "' ended before it finished; no attempts left'");
     }
 
     static Optional<BatchClaim> single(List<BatchClaim> claimed) {
@@ -206,8 +217,13 @@ public abstract class SqlDialect {
     }
 
     static BatchClaim claimRow(ResultSet row) throws SQLException {
-        return new BatchClaim(row.getString("id"), row.getString("owner"), row.getLong("fence"),
-                row.getString("payload"), row.getInt("attempts"), Jdbc.instant(row, "lease_until"));
+        return new BatchClaim(
+                row.getString("id"),
+                row.getString("owner"),
+                row.getLong("fence"),
+                row.getString("payload"),
+                row.getInt("attempts"),
+                Jdbc.instant(row, "lease_until"));
     }
 
     /** Column types. */
@@ -223,8 +239,8 @@ public abstract class SqlDialect {
 
     /** Records {@code migration} as applied; parameters: version, description. */
     public final String recordVersion() {
-        return "INSERT INTO " + tables.schemaVersion() + " (version, description, installed_at) VALUES (?, ?, "
-                + now() + ")";
+        return "INSERT INTO " + tables.schemaVersion() + " (version, description, installed_at) VALUES (?, ?, " + now()
+                + ")";
     }
 
     /**
@@ -369,11 +385,13 @@ public abstract class SqlDialect {
                 tables.fence(), "resource, token, updated_at",
                 tables.fenceRebase(), "id, resource, old_token, new_token, operator, reason, rebased_at",
                 tables.fenceHistory(), "id, resource, token, previous_token, holder, kind, reason, marked_at",
-                tables.batches(), "id, seq, payload, status, owner, lease_until, fence, result, enqueued_at,"
-                        + " finished_at, attempts, error",
+                tables.batches(),
+                        "id, seq, payload, status, owner, lease_until, fence, result, enqueued_at,"
+                                + " finished_at, attempts, error",
                 tables.slotRuns(), "job, slot, runner, status, lease_until, fence, result, claimed_at, completed_at",
-                tables.outbox(), "idem_key, seq, destination, payload, in_order, resource, token, status, attempts,"
-                        + " owner, lease_until, fence, next_attempt_at, last_error, recorded_at, delivered_at");
+                tables.outbox(),
+                        "idem_key, seq, destination, payload, in_order, resource, token, status, attempts,"
+                                + " owner, lease_until, fence, next_attempt_at, last_error, recorded_at, delivered_at");
     }
 
     /** The indexes {@link #claimBatch} and the purge of finished batches read, per database. */

@@ -83,8 +83,11 @@ public final class StoreContext {
         String product = meta.getDatabaseProductName();
         Database database = detect(connection);
         if (logged.add(product + " " + meta.getDatabaseProductVersion())) {
-            log.info("fenced store: {} {} detected, speaking the {} dialect", product,
-                    meta.getDatabaseProductVersion(), database);
+            log.info(
+                    "fenced store: {} {} detected, speaking the {} dialect",
+                    product,
+                    meta.getDatabaseProductVersion(),
+                    database);
         }
         speak(database);
     }

@@ -40,8 +40,8 @@ public final class StoreEvents {
      * {@code failed} and rethrows, except for an {@link IllegalArgumentException} (an argument rejected at the door
      * decided nothing).
      */
-    public <T> T after(Supplier<T> body, Function<? super T, Consumer<StoreListener>> told,
-                       Consumer<StoreListener> failed) {
+    public <T> T after(
+            Supplier<T> body, Function<? super T, Consumer<StoreListener>> told, Consumer<StoreListener> failed) {
         T result;
         try {
             result = body.get();

@@ -28,8 +28,15 @@ final class Transaction {
     }
 
     @SuppressWarnings("unchecked")
-    static <T> T once(DataSource dataSource, Jdbc.OnConnection onConnection, Supplier<TxDialect> tx, String operation,
-                      Jdbc.Body<?> store, Jdbc.Work<T> work, boolean eachOnItsOwn) throws Transient {
+    static <T> T once(
+            DataSource dataSource,
+            Jdbc.OnConnection onConnection,
+            Supplier<TxDialect> tx,
+            String operation,
+            Jdbc.Body<?> store,
+            Jdbc.Work<T> work,
+            boolean eachOnItsOwn)
+            throws Transient {
         Connection connection;
         try {
             connection = dataSource.getConnection();
@@ -121,8 +128,9 @@ final class Transaction {
      * Auto-commit: every store statement its own transaction, with the settings. A failed statement's block was
      * already rolled back by {@link Prologue#failed}.
      */
-    private static Object eachOnItsOwn(String operation, Connection connection, TxDialect settings,
-                                       TxDialect.Restore restore, Jdbc.Body<?> body) throws Transient {
+    private static Object eachOnItsOwn(
+            String operation, Connection connection, TxDialect settings, TxDialect.Restore restore, Jdbc.Body<?> body)
+            throws Transient {
         try {
             return body.apply(Prologue.each(connection, settings.statementBegin(), settings.statementEnd()));
         } catch (SQLException e) {
@@ -177,5 +185,4 @@ final class Transaction {
             // nothing is open any more
         }
     }
-
 }

@@ -35,7 +35,7 @@ public final class TxDialect {
         void run() throws SQLException;
     }
 
-    private static final Restore NOTHING = () -> { };
+    private static final Restore NOTHING = () -> {};
 
     private final Database database;
     private final long lockTimeoutMillis;
@@ -50,7 +50,8 @@ public final class TxDialect {
                 ? "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = " + lockTimeoutMillis + "; "
                 : "";
         this.begin = database == Database.POSTGRESQL
-                ? "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = " + lockTimeoutMillis + "; " : "";
+                ? "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = " + lockTimeoutMillis + "; "
+                : "";
         this.end = database == Database.POSTGRESQL ? "; COMMIT" : "";
     }
 
@@ -100,7 +101,7 @@ public final class TxDialect {
         }
         long lockTimeout;
         try (Statement statement = connection.createStatement();
-             ResultSet row = statement.executeQuery("SELECT " + timeoutVariable)) {
+                ResultSet row = statement.executeQuery("SELECT " + timeoutVariable)) {
             row.next();
             lockTimeout = row.getLong(1);
             if (lockTimeout != wanted) {
@@ -136,8 +137,8 @@ public final class TxDialect {
      * COMMIT, a refusal aborts the transaction block before either runs. Parameters: resource, token.
      */
     public Optional<String> fenceAssert(Tables tables) {
-        return fenceUpsert(tables).map(upsert -> "WITH passed AS (" + upsert + " RETURNING 1)"
-                + " SELECT 1 / COUNT(*) FROM passed");
+        return fenceUpsert(tables)
+                .map(upsert -> "WITH passed AS (" + upsert + " RETURNING 1)" + " SELECT 1 / COUNT(*) FROM passed");
     }
 
     public Optional<String> fenceUpsert(Tables tables) {

@@ -29,8 +29,8 @@ import org.h2.jdbcx.JdbcDataSource;
  */
 public final class Bench {
 
-    public static final List<String> NAMES = List.of("handoff", "failover", "herd", "fenced-write", "claims", "slots",
-            "claim-backlog");
+    public static final List<String> NAMES =
+            List.of("handoff", "failover", "herd", "fenced-write", "claims", "slots", "claim-backlog");
 
     private final PrintStream out;
 
@@ -42,8 +42,9 @@ public final class Bench {
      * @param pgUrl a database for the PostgreSQL rows (--jdbc), or null to start an embedded PostgreSQL 17
      * @return the markdown report
      */
-    public String run(Env env, List<String> names, boolean quick, String pgUrl, String user, String password,
-                      String command) throws Exception {
+    public String run(
+            Env env, List<String> names, boolean quick, String pgUrl, String user, String password, String command)
+            throws Exception {
         long started = System.nanoTime();
         List<Row> rows = new ArrayList<>();
         List<String> notes = new ArrayList<>();
@@ -52,8 +53,9 @@ public final class Bench {
         List<DatabaseBench.Db> dbs = new ArrayList<>();
         try {
             for (String name : names) {
-                out.printf("bench %s%s ... (%.0f s so far)%n", name, quick ? " (quick)" : "",
-                        (System.nanoTime() - started) / 1e9);
+                out.printf(
+                        "bench %s%s ... (%.0f s so far)%n",
+                        name, quick ? " (quick)" : "", (System.nanoTime() - started) / 1e9);
                 switch (name) {
                     case "handoff" -> rows.addAll(election.handoff());
                     case "failover" -> rows.addAll(election.failover());
@@ -67,29 +69,39 @@ public final class Bench {
                             } else if (pgUrl == null) {
                                 try {
                                     // production durability: zonky turns synchronous_commit off by default
-                                    embedded = EmbeddedPostgres.builder().setServerConfig("synchronous_commit", "on")
-                                            .setServerConfig("fsync", "on").start();
+                                    embedded = EmbeddedPostgres.builder()
+                                            .setServerConfig("synchronous_commit", "on")
+                                            .setServerConfig("fsync", "on")
+                                            .start();
                                     dbs.add(db(embedded.getPostgresDatabase(), true));
                                 } catch (IOException | RuntimeException e) {
                                     notes.add("embedded PostgreSQL could not start (" + e.getMessage()
                                             + "); PostgreSQL rows skipped. It refuses to run as root.");
                                 }
                             } else {
-                                dbs.add(db(new SimpleDataSource(pgUrl, user, password),
+                                dbs.add(db(
+                                        new SimpleDataSource(pgUrl, user, password),
                                         pgUrl.startsWith("jdbc:postgresql")));
                             }
                         }
-                        DatabaseBench bench = new DatabaseBench(quick, "lhb" + Long.toString(System.nanoTime()
-                                % 1_000_000, 36) + "_");
+                        DatabaseBench bench = new DatabaseBench(
+                                quick, "lhb" + Long.toString(System.nanoTime() % 1_000_000, 36) + "_");
                         for (DatabaseBench.Db db : dbs) {
                             if (name.equals("fenced-write")) {
                                 rows.addAll(bench.fencedWrite(db));
                             } else if (name.equals("claim-backlog")) {
-                                rows.addAll(new ClaimBacklogBench(quick, "lhc" + Long.toString(System.nanoTime()
-                                        % 1_000_000, 36) + "_").run(db));
+                                rows.addAll(new ClaimBacklogBench(
+                                                quick, "lhc" + Long.toString(System.nanoTime() % 1_000_000, 36) + "_")
+                                        .run(db));
                             } else if (db.postgres()) {
-                                rows.addAll(name.equals("claims") ? new ClaimsBench(quick, "lhq" + Long.toString(
-                                        System.nanoTime() % 1_000_000, 36) + "_").run(db) : bench.slots(db));
+                                rows.addAll(
+                                        name.equals("claims")
+                                                ? new ClaimsBench(
+                                                                quick,
+                                                                "lhq" + Long.toString(System.nanoTime() % 1_000_000, 36)
+                                                                        + "_")
+                                                        .run(db)
+                                                : bench.slots(db));
                             } else if (db.mariaDb() && name.equals("slots")) {
                                 rows.addAll(bench.slots(db));
                             } else if (db.mariaDb()) {
@@ -110,16 +122,31 @@ public final class Bench {
             }
         }
         StringBuilder report = new StringBuilder();
-        report.append("Leasehold benchmarks").append(quick ? " (--quick)" : "").append(", ").append(LocalDate.now())
-                .append(", ").append(String.format("%.0f s", (System.nanoTime() - started) / 1e9)).append("\n\n");
-        report.append("Machine: ").append(machine()).append("; ZooKeeper ")
-                .append(Version.getFullVersion().split(",")[0]).append(" (")
-                .append(env.embeddedZooKeeper() ? "embedded TestingServer, tick " + Env.TICK_MS + " ms" : env.zkConnect())
+        report.append("Leasehold benchmarks")
+                .append(quick ? " (--quick)" : "")
+                .append(", ")
+                .append(LocalDate.now())
+                .append(", ")
+                .append(String.format("%.0f s", (System.nanoTime() - started) / 1e9))
+                .append("\n\n");
+        report.append("Machine: ")
+                .append(machine())
+                .append("; ZooKeeper ")
+                .append(Version.getFullVersion().split(",")[0])
+                .append(" (")
+                .append(
+                        env.embeddedZooKeeper()
+                                ? "embedded TestingServer, tick " + Env.TICK_MS + " ms"
+                                : env.zkConnect())
                 .append(")");
         for (DatabaseBench.Db db : dbs) {
             report.append("; ").append(db.label());
         }
-        report.append("\n\nCommand: `").append(command).append("`\n\n").append(Row.header()).append('\n');
+        report.append("\n\nCommand: `")
+                .append(command)
+                .append("`\n\n")
+                .append(Row.header())
+                .append('\n');
         for (Row row : rows) {
             report.append(row.markdown()).append('\n');
         }
@@ -166,12 +193,16 @@ public final class Bench {
     /** How a commit is made durable, as the server says: the figures mean little without it. */
     private static String durability(Connection c, boolean postgres) throws SQLException {
         StringBuilder settings = new StringBuilder();
-        for (String setting : postgres ? List.of("synchronous_commit", "fsync")
+        for (String setting : postgres
+                ? List.of("synchronous_commit", "fsync")
                 : List.of("innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin")) {
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(postgres
-                    ? "SHOW " + setting : "SELECT @@" + setting)) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery(postgres ? "SHOW " + setting : "SELECT @@" + setting)) {
                 rs.next();
-                settings.append(settings.length() == 0 ? "" : " ").append(setting).append('=').append(rs.getString(1));
+                settings.append(settings.length() == 0 ? "" : " ")
+                        .append(setting)
+                        .append('=')
+                        .append(rs.getString(1));
             }
         }
         return settings.toString();

@@ -38,8 +38,8 @@ final class BenchPool extends PlainDataSource implements AutoCloseable {
             throw new SQLException("interrupted while waiting for a pooled connection", e);
         }
         boolean[] returned = {false};
-        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-                (proxy, method, args) -> {
+        return (Connection) Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                     if (method.getName().equals("close")) {
                         if (!returned[0]) {
                             returned[0] = true;

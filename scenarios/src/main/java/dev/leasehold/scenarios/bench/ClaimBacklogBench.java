@@ -54,9 +54,12 @@ final class ClaimBacklogBench {
         String where = db.label();
         return List.of(
                 Row.durations("claim-backlog", "claimNext, empty queue (" + where + ")", emptySamples, true),
-                Row.durations("claim-backlog", String.format("claimNext behind %,d pending + %,d done (%s)", backlog,
-                        backlog, where), backlogSamples, true).compared(String.format("%.2f", ratio),
-                        ElectionBench.goal(ratio <= 2, "<= 2")));
+                Row.durations(
+                                "claim-backlog",
+                                String.format("claimNext behind %,d pending + %,d done (%s)", backlog, backlog, where),
+                                backlogSamples,
+                                true)
+                        .compared(String.format("%.2f", ratio), ElectionBench.goal(ratio <= 2, "<= 2")));
     }
 
     private static long claimFromEmpty(BatchClaims claims, int i) {
@@ -67,8 +70,8 @@ final class ClaimBacklogBench {
     /** Nanoseconds for one claimNext; the claim is then finished, untimed. */
     private static long claim(BatchClaims claims) {
         long start = System.nanoTime();
-        BatchClaim claim = claims.claimNext("bench", LEASE).orElseThrow(() ->
-                new IllegalStateException("nothing to claim"));
+        BatchClaim claim =
+                claims.claimNext("bench", LEASE).orElseThrow(() -> new IllegalStateException("nothing to claim"));
         long took = System.nanoTime() - start;
         if (!claims.finish(claim, "ok")) {
             throw new IllegalStateException("lost the claim on " + claim.batchId());
@@ -81,17 +84,19 @@ final class ClaimBacklogBench {
      * two statements; then the planner's statistics are refreshed, as autovacuum would after such a load.
      */
     private static void fill(DatabaseBench.Db db, String table, int n) throws SQLException {
-        String ids = db.postgres() ? "generate_series(1, " + n + ") AS g(x)"
+        String ids = db.postgres()
+                ? "generate_series(1, " + n + ") AS g(x)"
                 : db.mariaDb() ? "(SELECT seq AS x FROM seq_1_to_" + n + ") AS g" : "SYSTEM_RANGE(1, " + n + ")";
         String now = db.postgres() ? "now()" : db.mariaDb() ? "UTC_TIMESTAMP(6)" : "CURRENT_TIMESTAMP";
         String done = db.mariaDb() ? "CONCAT('done-', x)" : "'done-' || x";
         String pending = db.mariaDb() ? "CONCAT('pending-', x)" : "'pending-' || x";
-        try (Connection c = db.pool().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = db.pool().getConnection();
+                Statement s = c.createStatement()) {
             s.execute("INSERT INTO " + table + " (id, payload, status, fence, attempts, result, enqueued_at,"
                     + " finished_at) SELECT " + done + ", 'p', 'done', 1, 1, 'ok', " + now + ", " + now + " FROM "
                     + ids);
-            s.execute("INSERT INTO " + table + " (id, payload, status, fence, attempts, enqueued_at) SELECT"
-                    + " " + pending + ", 'p', 'pending', 0, 0, " + now + " FROM " + ids);
+            s.execute("INSERT INTO " + table + " (id, payload, status, fence, attempts, enqueued_at) SELECT" + " "
+                    + pending + ", 'p', 'pending', 0, 0, " + now + " FROM " + ids);
             s.execute(db.postgres() ? "ANALYZE " + table : db.mariaDb() ? "ANALYZE TABLE " + table : "ANALYZE");
         }
     }

@@ -41,6 +41,7 @@ final class ClaimsBench {
 
     /** How many batches one {@code claimUpTo} takes at most. */
     static final int BATCH = 50;
+
     private static final Duration LEASE = Duration.ofMinutes(5);
     private static final int[] WORKERS = {1, 4, 8};
 
@@ -71,7 +72,8 @@ final class ClaimsBench {
         FencedSchema.install(db.pool(), config);
         BatchClaims claims = new BatchClaims(db.pool(), config);
         String counters = prefix + "commit_rate";
-        try (Connection c = db.pool().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = db.pool().getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS " + counters + " (id INT PRIMARY KEY, v BIGINT NOT NULL)");
             s.execute("DELETE FROM " + counters);
             s.execute("INSERT INTO " + counters + " (id, v) SELECT x, 0 FROM generate_series(0, 15) AS g(x)");
@@ -79,8 +81,11 @@ final class ClaimsBench {
         DbSchedulerRun dbScheduler = new DbSchedulerRun(db.pool(), prefix);
         // the durability in force, unless the database's label says it already
         String settings = db.label().contains("fsync=") ? "" : ", " + settings(db);
-        List<String> names = List.of("autocommit UPDATE of one row" + settings, "Leasehold claimNext + finish",
-                "Leasehold claimUpTo(" + BATCH + ") + finishAll", "db-scheduler one-time tasks, default polling");
+        List<String> names = List.of(
+                "autocommit UPDATE of one row" + settings,
+                "Leasehold claimNext + finish",
+                "Leasehold claimUpTo(" + BATCH + ") + finishAll",
+                "db-scheduler one-time tasks, default polling");
         List<Variant> variants = List.of(
                 (items, workers) -> commits(db, counters, items, workers),
                 (items, workers) -> drain(db, claims, items, workers, false),
@@ -102,8 +107,8 @@ final class ClaimsBench {
                     samples.get(v).add(variants.get(v).run(items, workers));
                 }
             }
-            String where = " (" + db.label() + ", " + workers + " worker" + (workers > 1 ? "s" : "") + ", "
-                    + items + " items)";
+            String where = " (" + db.label() + ", " + workers + " worker" + (workers > 1 ? "s" : "") + ", " + items
+                    + " items)";
             double limit = rate(samples.get(0));
             double dbs = rate(samples.get(3));
             rows.add(row(names.get(0) + where, samples.get(0), "", ""));
@@ -111,9 +116,15 @@ final class ClaimsBench {
             double ours = rate(samples.get(2));
             rows.add(row(names.get(2) + where, samples.get(2), fraction(ours / limit), ""));
             rows.add(row(names.get(3) + where, samples.get(3), fraction(dbs / limit), ""));
-            rows.add(new Row("claims", "Leasehold claimUpTo(" + BATCH + ") over db-scheduler" + where, rounds, "", "",
-                    "", String.format("%.2f", ours / dbs), workers >= 4
-                    ? ElectionBench.goal(ours / dbs >= 1.0, ">= 1.0x db-scheduler") : ""));
+            rows.add(new Row(
+                    "claims",
+                    "Leasehold claimUpTo(" + BATCH + ") over db-scheduler" + where,
+                    rounds,
+                    "",
+                    "",
+                    "",
+                    String.format("%.2f", ours / dbs),
+                    workers >= 4 ? ElectionBench.goal(ours / dbs >= 1.0, ">= 1.0x db-scheduler") : ""));
         }
         return rows;
     }
@@ -122,7 +133,7 @@ final class ClaimsBench {
     private static long commits(DatabaseBench.Db db, String table, int items, int workers) throws Exception {
         return parallel(items, workers, (worker, share) -> {
             try (Connection c = db.pool().getConnection();
-                 PreparedStatement p = c.prepareStatement("UPDATE " + table + " SET v = v + 1 WHERE id = ?")) {
+                    PreparedStatement p = c.prepareStatement("UPDATE " + table + " SET v = v + 1 WHERE id = ?")) {
                 for (int i = 0; i < share; i++) {
                     p.setInt(1, worker);
                     if (p.executeUpdate() != 1) {
@@ -135,10 +146,10 @@ final class ClaimsBench {
     }
 
     /** Enqueues {@code items} batches (not timed); the workers claim and finish them all, each exactly once. */
-    private long drain(DatabaseBench.Db db, BatchClaims claims, int items, int workers, boolean many)
-            throws Exception {
+    private long drain(DatabaseBench.Db db, BatchClaims claims, int items, int workers, boolean many) throws Exception {
         String table = prefix + "batches";
-        try (Connection c = db.pool().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = db.pool().getConnection();
+                Statement s = c.createStatement()) {
             s.execute("DELETE FROM " + table);
             s.execute("INSERT INTO " + table + " (id, payload, status, fence, attempts, enqueued_at) SELECT 'b-' || x,"
                     + " 'p', 'pending', 0, 0, now() FROM generate_series(1, " + items + ") AS g(x)");
@@ -152,7 +163,8 @@ final class ClaimsBench {
                 while (!(claimed = claims.claimUpTo(owner, LEASE, BATCH)).isEmpty()) {
                     FinishOutcome outcome = claims.finishAll(claimed, "ok");
                     for (BatchClaim claim : outcome.finished()) {
-                        finished.computeIfAbsent(claim.batchId(), k -> new AtomicInteger()).incrementAndGet();
+                        finished.computeIfAbsent(claim.batchId(), k -> new AtomicInteger())
+                                .incrementAndGet();
                     }
                     done += outcome.finished().size();
                 }
@@ -160,7 +172,8 @@ final class ClaimsBench {
                 Optional<BatchClaim> claim;
                 while ((claim = claims.claimNext(owner, LEASE)).isPresent()) {
                     if (claims.finish(claim.get(), "ok")) {
-                        finished.computeIfAbsent(claim.get().batchId(), k -> new AtomicInteger()).incrementAndGet();
+                        finished.computeIfAbsent(claim.get().batchId(), k -> new AtomicInteger())
+                                .incrementAndGet();
                         done++;
                     }
                 }
@@ -243,7 +256,8 @@ final class ClaimsBench {
     }
 
     private static String show(Connection c, String setting) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW " + setting)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW " + setting)) {
             rs.next();
             return rs.getString(1);
         }
@@ -258,8 +272,15 @@ final class ClaimsBench {
     }
 
     private static Row row(String variant, Samples nanosPerItem, String ratio, String goal) {
-        return new Row("claims", variant, nanosPerItem.count(), perSecond(nanosPerItem.median()),
-                perSecond(nanosPerItem.percentile(90)), perSecond(nanosPerItem.percentile(99)), ratio, goal);
+        return new Row(
+                "claims",
+                variant,
+                nanosPerItem.count(),
+                perSecond(nanosPerItem.median()),
+                perSecond(nanosPerItem.percentile(90)),
+                perSecond(nanosPerItem.percentile(99)),
+                ratio,
+                goal);
     }
 
     private static String perSecond(long nanosPerItem) {

@@ -18,7 +18,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import javax.sql.DataSource;
 
 /**
  * fenced-write and slots: the fenced store measured side by side with plain JDBC on one database.
@@ -54,7 +53,8 @@ final class DatabaseBench {
         String table = prefix + "rows";
         StoreConfig config = StoreConfig.defaults().withTablePrefix(prefix);
         FencedSchema.install(db.pool(), config);
-        try (Connection c = db.pool().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = db.pool().getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS " + table + " (id INT PRIMARY KEY, v BIGINT NOT NULL,"
                     + " token BIGINT NOT NULL)");
             s.execute("DELETE FROM " + table);
@@ -65,14 +65,16 @@ final class DatabaseBench {
         FenceGate gate = new FenceGate(db.pool(), config);
         String plain = "UPDATE " + table + " SET v = v + 1 WHERE id = ?";
         Op plainUpdate = (row, token) -> {
-            try (Connection c = db.pool().getConnection(); PreparedStatement p = c.prepareStatement(plain)) {
+            try (Connection c = db.pool().getConnection();
+                    PreparedStatement p = c.prepareStatement(plain)) {
                 p.setInt(1, row);
                 p.executeUpdate();
             }
         };
         Op fencedUpdate = (row, token) -> {
-            try (Connection c = db.pool().getConnection(); PreparedStatement p = c.prepareStatement("UPDATE " + table
-                    + " SET v = v + 1, token = ? WHERE id = ? AND token <= ?")) {
+            try (Connection c = db.pool().getConnection();
+                    PreparedStatement p = c.prepareStatement(
+                            "UPDATE " + table + " SET v = v + 1, token = ? WHERE id = ? AND token <= ?")) {
                 p.setLong(1, token);
                 p.setInt(2, row);
                 p.setLong(3, token);
@@ -103,24 +105,60 @@ final class DatabaseBench {
         List<Row> rows = new ArrayList<>();
         for (int threads : new int[] {1, 4}) {
             String where = db.label() + ", " + threads + " thread" + (threads > 1 ? "s" : "");
-            rows.addAll(compare("fenced-write", "plain UPDATE (" + where + ")", "conditional UPDATE with token ("
-                    + where + ")", threads, plainUpdate, fencedUpdate, 0.95, ">= 0.95"));
+            rows.addAll(compare(
+                    "fenced-write",
+                    "plain UPDATE (" + where + ")",
+                    "conditional UPDATE with token (" + where + ")",
+                    threads,
+                    plainUpdate,
+                    fencedUpdate,
+                    0.95,
+                    ">= 0.95"));
             double txGoal = db.postgres() ? 0.90 : 0.64;
             // FenceGate.write sends the check, then the work: one round trip more than the plain transaction
-            rows.addAll(compare("fenced-write", "plain transaction (" + where + ")", "FenceGate.write (" + where + ")",
-                    threads, plainTx, gateTx, db.postgres() ? 0 : txGoal, db.postgres() ? "" : ">= " + txGoal));
-            rows.addAll(compare("fenced-write", "plain transaction (" + where + ")", "FenceGate.update (" + where
-                    + ")", threads, plainTx, gateStatement, txGoal, ">= " + txGoal));
+            rows.addAll(compare(
+                    "fenced-write",
+                    "plain transaction (" + where + ")",
+                    "FenceGate.write (" + where + ")",
+                    threads,
+                    plainTx,
+                    gateTx,
+                    db.postgres() ? 0 : txGoal,
+                    db.postgres() ? "" : ">= " + txGoal));
+            rows.addAll(compare(
+                    "fenced-write",
+                    "plain transaction (" + where + ")",
+                    "FenceGate.update (" + where + ")",
+                    threads,
+                    plainTx,
+                    gateStatement,
+                    txGoal,
+                    ">= " + txGoal));
             // and against the same statement in auto-commit mode, also one round trip: what the check itself costs
-            rows.addAll(compare("fenced-write", "plain UPDATE (" + where + ")", "FenceGate.update (" + where + ")",
-                    threads, plainUpdate, gateStatement, 0, ""));
+            rows.addAll(compare(
+                    "fenced-write",
+                    "plain UPDATE (" + where + ")",
+                    "FenceGate.update (" + where + ")",
+                    threads,
+                    plainUpdate,
+                    gateStatement,
+                    0,
+                    ""));
         }
         return rows;
     }
 
     /** Interleaves samples of the two ops (A B, B A, ...); the ratio is the baseline's median time over ours. */
-    private List<Row> compare(String benchmark, String baselineName, String oursName, int threads, Op baseline,
-                              Op ours, double goal, String goalText) throws Exception {
+    private List<Row> compare(
+            String benchmark,
+            String baselineName,
+            String oursName,
+            int threads,
+            Op baseline,
+            Op ours,
+            double goal,
+            String goalText)
+            throws Exception {
         int warmup = quick ? 2 : 5;
         int rounds = quick ? 8 : 30;
         int perThread = quick ? 50 : 200;
@@ -141,9 +179,12 @@ final class DatabaseBench {
             pool.shutdownNow();
         }
         double ratio = a.median() / (double) b.median();
-        return List.of(Row.durations(benchmark, baselineName, a, true),
-                Row.durations(benchmark, oursName, b, true).compared(String.format("%.2f", ratio),
-                        goalText.isEmpty() ? "" : ElectionBench.goal(ratio >= goal, goalText)));
+        return List.of(
+                Row.durations(benchmark, baselineName, a, true),
+                Row.durations(benchmark, oursName, b, true)
+                        .compared(
+                                String.format("%.2f", ratio),
+                                goalText.isEmpty() ? "" : ElectionBench.goal(ratio >= goal, goalText)));
     }
 
     /** Time per operation when {@code threads} threads each run {@code perThread} ops on their own row. */
@@ -205,7 +246,9 @@ final class DatabaseBench {
             racers.shutdownNow();
         }
         return List.of(Row.durations("slots", "10 racers per slot (" + db.label() + ")", decide, false)
-                .compared("", ElectionBench.goal(exactlyOne == slots, "exactly one winner: " + exactlyOne + " of "
-                        + slots + " slots")));
+                .compared(
+                        "",
+                        ElectionBench.goal(
+                                exactlyOne == slots, "exactly one winner: " + exactlyOne + " of " + slots + " slots")));
     }
 }

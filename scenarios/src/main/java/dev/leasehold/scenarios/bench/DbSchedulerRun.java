@@ -30,7 +30,8 @@ final class DbSchedulerRun {
     DbSchedulerRun(DataSource pool, String prefix) throws SQLException {
         this.pool = pool;
         this.table = prefix + "scheduled_tasks";
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS " + table + " ("
                     + " task_name TEXT NOT NULL,"
                     + " task_instance TEXT NOT NULL,"
@@ -67,12 +68,14 @@ final class DbSchedulerRun {
                 allRan.countDown();
             }
         });
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("DELETE FROM " + table);
             s.execute("INSERT INTO " + table + " (task_name, task_instance, execution_time, picked, version) SELECT '"
                     + TASK + "', 'item-' || x, now(), false, 1 FROM generate_series(1, " + items + ") AS g(x)");
         }
-        Scheduler scheduler = Scheduler.create(pool, task).tableName(table).threads(workers).build();
+        Scheduler scheduler =
+                Scheduler.create(pool, task).tableName(table).threads(workers).build();
         long start = System.nanoTime();
         long elapsed;
         scheduler.start();
@@ -95,8 +98,9 @@ final class DbSchedulerRun {
     }
 
     private long remaining() throws SQLException {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
             rs.next();
             return rs.getLong(1);
         }

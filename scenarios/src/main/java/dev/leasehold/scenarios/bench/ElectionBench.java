@@ -30,7 +30,7 @@ import org.apache.zookeeper.Watcher;
 /**
  * handoff, failover and herd: the recipes measured side by side with plain Curator on the same ensemble.
  *
- * <p>Why one file of about 540 lines: each benchmark's recipe variant and plain-Curator variant must stay next to
+ * <p>Why one file of more than 500 lines: each benchmark's recipe variant and plain-Curator variant must stay next to
  * each other, step for step, so that a reader can see the two measure the same thing; split, they would drift.
  */
 final class ElectionBench {
@@ -92,8 +92,9 @@ final class ElectionBench {
 
         @SuppressWarnings("unchecked")
         private static AtomicReference<CountDownLatch>[] newRefs() {
-            return (AtomicReference<CountDownLatch>[]) new AtomicReference<?>[] {new AtomicReference<>(new CountDownLatch(1)),
-                    new AtomicReference<>(new CountDownLatch(1))};
+            return (AtomicReference<CountDownLatch>[]) new AtomicReference<?>[] {
+                new AtomicReference<>(new CountDownLatch(1)), new AtomicReference<>(new CountDownLatch(1))
+            };
         }
 
         LatchPair(boolean fenced) throws Exception {
@@ -102,11 +103,13 @@ final class ElectionBench {
 
         LatchPair(boolean fenced, boolean listenerOnExecutor) throws Exception {
             this.fenced = fenced;
-            this.listenerExecutor = listenerOnExecutor ? Executors.newSingleThreadExecutor(r -> {
-                Thread thread = new Thread(r, "bench-listener");
-                thread.setDaemon(true);
-                return thread;
-            }) : null;
+            this.listenerExecutor = listenerOnExecutor
+                    ? Executors.newSingleThreadExecutor(r -> {
+                        Thread thread = new Thread(r, "bench-listener");
+                        thread.setDaemon(true);
+                        return thread;
+                    })
+                    : null;
             if (listenerExecutor != null) {
                 closing.add(listenerExecutor::shutdownNow);
             }
@@ -129,8 +132,7 @@ final class ElectionBench {
                     }
 
                     @Override
-                    public void leadershipLost(FencingToken token) {
-                    }
+                    public void leadershipLost(FencingToken token) {}
                 });
                 latch.start();
                 latches[i] = latch;
@@ -143,8 +145,7 @@ final class ElectionBench {
                     }
 
                     @Override
-                    public void notLeader() {
-                    }
+                    public void notLeader() {}
                 };
                 if (listenerExecutor != null) {
                     latch.addListener(listener, listenerExecutor);
@@ -174,8 +175,7 @@ final class ElectionBench {
     private final class SelectorPair implements Pair {
         final String path = path("handoff-selector");
         final CuratorFramework client0 = client(env.zkConnect());
-        final List<AtomicReference<CountDownLatch>> release = List.of(new AtomicReference<>(),
-                new AtomicReference<>());
+        final List<AtomicReference<CountDownLatch>> release = List.of(new AtomicReference<>(), new AtomicReference<>());
         final BlockingQueue<Integer> started = new LinkedBlockingQueue<>();
         int leader;
 
@@ -184,8 +184,8 @@ final class ElectionBench {
                 int me = i;
                 CuratorFramework client = i == 0 ? client0 : client(env.zkConnect());
                 if (fenced) {
-                    FencedLeaderSelector selector = new FencedLeaderSelector(client, path, "s" + i,
-                            (c, token) -> work(me));
+                    FencedLeaderSelector selector =
+                            new FencedLeaderSelector(client, path, "s" + i, (c, token) -> work(me));
                     selector.autoRequeue();
                     selector.start();
                     closing.add(selector);
@@ -255,24 +255,53 @@ final class ElectionBench {
         int rounds = quick ? 20 : 200;
         int warmup = quick ? 3 : 20;
         List<Row> rows = new ArrayList<>();
-        rows.addAll(sideBySide("handoff", "LeaderLatch", "FencedLeaderLatch", new LatchPair(false),
-                new LatchPair(true), warmup, rounds, LATCH_GOAL));
-        rows.addAll(sideBySide("handoff", "LeaderSelector", "FencedLeaderSelector", new SelectorPair(false),
-                new SelectorPair(true), warmup, rounds, SELECTOR_GOAL));
+        rows.addAll(sideBySide(
+                "handoff",
+                "LeaderLatch",
+                "FencedLeaderLatch",
+                new LatchPair(false),
+                new LatchPair(true),
+                warmup,
+                rounds,
+                LATCH_GOAL));
+        rows.addAll(sideBySide(
+                "handoff",
+                "LeaderSelector",
+                "FencedLeaderSelector",
+                new SelectorPair(false),
+                new SelectorPair(true),
+                warmup,
+                rounds,
+                SELECTOR_GOAL));
         // The fenced latch tells its listeners on its own thread, never on ZooKeeper's: one thread hand-off that the
         // plain latch above skips. The same hand-off in plain Curator, side by side, shows what that costs.
-        rows.addAll(sideBySide("handoff", "LeaderLatch, listener on an executor",
-                "FencedLeaderLatch (vs listener on an executor)", new LatchPair(false, true), new LatchPair(true),
-                warmup, rounds, LATCH_GOAL));
+        rows.addAll(sideBySide(
+                "handoff",
+                "LeaderLatch, listener on an executor",
+                "FencedLeaderLatch (vs listener on an executor)",
+                new LatchPair(false, true),
+                new LatchPair(true),
+                warmup,
+                rounds,
+                LATCH_GOAL));
         return rows;
     }
 
     /** The latch's grant costs no request beyond Curator's; the selector's, one read of its own node. */
     private static final double LATCH_GOAL = 1.15;
+
     private static final double SELECTOR_GOAL = 1.30;
 
-    private static List<Row> sideBySide(String benchmark, String baselineName, String fencedName, Pair baseline,
-                                        Pair fenced, int warmup, int rounds, double goal) throws Exception {
+    private static List<Row> sideBySide(
+            String benchmark,
+            String baselineName,
+            String fencedName,
+            Pair baseline,
+            Pair fenced,
+            int warmup,
+            int rounds,
+            double goal)
+            throws Exception {
         Samples plain = new Samples();
         Samples ours = new Samples();
         for (int i = 0; i < warmup + rounds; i++) {
@@ -288,9 +317,10 @@ final class ElectionBench {
             }
         }
         double ratio = ours.median() / (double) plain.median();
-        return List.of(Row.durations(benchmark, baselineName, plain, false),
-                Row.durations(benchmark, fencedName, ours, false).compared(String.format("%.2f", ratio),
-                        goal(ratio <= goal, String.format("<= %.2f", goal))));
+        return List.of(
+                Row.durations(benchmark, baselineName, plain, false),
+                Row.durations(benchmark, fencedName, ours, false)
+                        .compared(String.format("%.2f", ratio), goal(ratio <= goal, String.format("<= %.2f", goal))));
     }
 
     // ---- failover ---------------------------------------------------------------------------------------------
@@ -301,8 +331,7 @@ final class ElectionBench {
         final String path = path("failover");
         final TcpProxy[] proxies = new TcpProxy[2];
         final CuratorFramework[] clients = new CuratorFramework[2];
-        final List<BlockingQueue<Boolean>> told = List.of(
-                new LinkedBlockingQueue<>(), new LinkedBlockingQueue<>());
+        final List<BlockingQueue<Boolean>> told = List.of(new LinkedBlockingQueue<>(), new LinkedBlockingQueue<>());
         int leader;
 
         Failover(boolean fenced) throws Exception {
@@ -333,8 +362,7 @@ final class ElectionBench {
                     }
 
                     @Override
-                    public void leadershipLost(FencingToken token) {
-                    }
+                    public void leadershipLost(FencingToken token) {}
                 });
                 latch.start();
                 closing.add(latch);
@@ -347,8 +375,7 @@ final class ElectionBench {
                     }
 
                     @Override
-                    public void notLeader() {
-                    }
+                    public void notLeader() {}
                 });
                 try {
                     latch.start();
@@ -392,10 +419,12 @@ final class ElectionBench {
         int session = fenced.sessionMillis();
         long bound = TimeUnit.MILLISECONDS.toNanos(session + (env.embeddedZooKeeper() ? Env.TICK_MS : 2_000));
         double ratio = fencedSamples.median() / (double) plainSamples.median();
-        return List.of(Row.durations("failover", "LeaderLatch (session " + session + " ms)", plainSamples, false),
+        return List.of(
+                Row.durations("failover", "LeaderLatch (session " + session + " ms)", plainSamples, false),
                 Row.durations("failover", "FencedLeaderLatch (session " + session + " ms)", fencedSamples, false)
-                        .compared(String.format("%.2f", ratio), goal(fencedSamples.median() <= bound,
-                                "<= session + one tick")));
+                        .compared(
+                                String.format("%.2f", ratio),
+                                goal(fencedSamples.median() <= bound, "<= session + one tick")));
     }
 
     // ---- herd -------------------------------------------------------------------------------------------------
@@ -407,7 +436,8 @@ final class ElectionBench {
     List<Row> herd() throws Exception {
         List<Row> rows = new ArrayList<>();
         TestingServer own = env.embeddedZooKeeper()
-                ? new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 1_000, 0), true) : null;
+                ? new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 1_000, 0), true)
+                : null;
         String connect = own != null ? own.getConnectString() : env.zkConnect();
         try {
             for (int n : quick ? new int[] {10, 100} : new int[] {10, 100, 500}) {
@@ -419,11 +449,17 @@ final class ElectionBench {
                         }
                         double recipes = recipeHerd(proxy, clients, observer);
                         double naive = naiveHerd(proxy, clients);
-                        rows.add(new Row("herd", "naive election, " + n + " participants", 1, fmt(naive), "", "",
-                                "", ""));
-                        rows.add(new Row("herd", "FencedLeaderLatch, " + n + " participants", 3, fmt(recipes), "",
-                                "", String.format("%.3f", recipes / naive), goal(recipes == 1.0,
-                                "exactly 1 per change")));
+                        rows.add(new Row(
+                                "herd", "naive election, " + n + " participants", 1, fmt(naive), "", "", "", ""));
+                        rows.add(new Row(
+                                "herd",
+                                "FencedLeaderLatch, " + n + " participants",
+                                3,
+                                fmt(recipes),
+                                "",
+                                "",
+                                String.format("%.3f", recipes / naive),
+                                goal(recipes == 1.0, "exactly 1 per change")));
                     } finally {
                         for (CuratorFramework client : clients) {
                             client.close();
@@ -462,8 +498,7 @@ final class ElectionBench {
                     }
 
                     @Override
-                    public void leadershipLost(FencingToken token) {
-                    }
+                    public void leadershipLost(FencingToken token) {}
                 });
                 latch.start();
                 latches.add(latch);
@@ -512,15 +547,17 @@ final class ElectionBench {
     }
 
     private static void watchChildren(CuratorFramework client, String path) throws Exception {
-        client.getChildren().usingWatcher((Watcher) event -> {
-            if (event.getType() == Watcher.Event.EventType.NodeChildrenChanged) {
-                try {
-                    watchChildren(client, path); // am I the lowest now? re-read and watch again
-                } catch (Exception ignored) {
-                    // the benchmark counts notifications; a failed re-read only lowers the naive count
-                }
-            }
-        }).forPath(path);
+        client.getChildren()
+                .usingWatcher((Watcher) event -> {
+                    if (event.getType() == Watcher.Event.EventType.NodeChildrenChanged) {
+                        try {
+                            watchChildren(client, path); // am I the lowest now? re-read and watch again
+                        } catch (Exception ignored) {
+                            // the benchmark counts notifications; a failed re-read only lowers the naive count
+                        }
+                    }
+                })
+                .forPath(path);
     }
 
     /** A round trip on every client: any notification the server sent before it has crossed the proxy. */

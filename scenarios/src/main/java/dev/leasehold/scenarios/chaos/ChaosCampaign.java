@@ -39,6 +39,7 @@ public final class ChaosCampaign {
     /** Latches and selectors run two elections (Curator's two recipes never see each other's nodes), each fencing
      *  its own resource. */
     public static final String RESOURCE = "chaos-ledger-";
+
     static final int TICK_MS = 200;
     static final int SESSION_MS = 2_000;
 
@@ -55,8 +56,16 @@ public final class ChaosCampaign {
      *                      find the stale writes that land
      * @param out           where the nemesis's lines go
      */
-    public record Config(Duration duration, long seed, int participants, ChaosDatabase database, String zkConnect,
-                         boolean processes, int minimumFaults, boolean unfenced, PrintStream out) {
+    public record Config(
+            Duration duration,
+            long seed,
+            int participants,
+            ChaosDatabase database,
+            String zkConnect,
+            boolean processes,
+            int minimumFaults,
+            boolean unfenced,
+            PrintStream out) {
 
         public Config {
             if (duration == null || duration.isNegative() || duration.isZero()) {
@@ -74,34 +83,34 @@ public final class ChaosCampaign {
         }
 
         /** {@code duration} of faults with {@code participants} in this JVM, fenced, on its own 3-server cluster. */
-        public static Config of(Duration duration, long seed, int participants, ChaosDatabase database,
-                                PrintStream out) {
+        public static Config of(
+                Duration duration, long seed, int participants, ChaosDatabase database, PrintStream out) {
             return new Config(duration, seed, participants, database, null, false, 0, false, out);
         }
 
         public Config withSeed(long seed) {
-            return new Config(duration, seed, participants, database, zkConnect, processes, minimumFaults, unfenced,
-                    out);
+            return new Config(
+                    duration, seed, participants, database, zkConnect, processes, minimumFaults, unfenced, out);
         }
 
         public Config withZkConnect(String zkConnect) {
-            return new Config(duration, seed, participants, database, zkConnect, processes, minimumFaults, unfenced,
-                    out);
+            return new Config(
+                    duration, seed, participants, database, zkConnect, processes, minimumFaults, unfenced, out);
         }
 
         public Config withProcesses(boolean processes) {
-            return new Config(duration, seed, participants, database, zkConnect, processes, minimumFaults, unfenced,
-                    out);
+            return new Config(
+                    duration, seed, participants, database, zkConnect, processes, minimumFaults, unfenced, out);
         }
 
         public Config withMinimumFaults(int minimumFaults) {
-            return new Config(duration, seed, participants, database, zkConnect, processes, minimumFaults, unfenced,
-                    out);
+            return new Config(
+                    duration, seed, participants, database, zkConnect, processes, minimumFaults, unfenced, out);
         }
 
         public Config withUnfenced(boolean unfenced) {
-            return new Config(duration, seed, participants, database, zkConnect, processes, minimumFaults, unfenced,
-                    out);
+            return new Config(
+                    duration, seed, participants, database, zkConnect, processes, minimumFaults, unfenced, out);
         }
     }
 
@@ -113,8 +122,8 @@ public final class ChaosCampaign {
      * @param exercised  whether anything was tested: at least one grant and one accepted write (a campaign whose
      *                   participants cannot reach ZooKeeper or the database has violations=0 and proves nothing)
      */
-    public record Summary(String line, String faultMix, String longestGap, boolean exercised,
-                          HistoryChecker.Result result) {}
+    public record Summary(
+            String line, String faultMix, String longestGap, boolean exercised, HistoryChecker.Result result) {}
 
     private final Config config;
     private final Nemesis nemesis;
@@ -150,17 +159,17 @@ public final class ChaosCampaign {
         long from;
         long to;
         Ensemble ensemble = null;
-        ChildJvm.ExitHook killChildren = ChildJvm.onExit("chaos-kill-children",
-                () -> participants.forEach(Participant::kill));
+        ChildJvm.ExitHook killChildren =
+                ChildJvm.onExit("chaos-kill-children", () -> participants.forEach(Participant::kill));
         try {
-            ensemble = config.zkConnect() == null ? Ensemble.start(3, TICK_MS)
-                    : Ensemble.given(config.zkConnect());
+            ensemble = config.zkConnect() == null ? Ensemble.start(3, TICK_MS) : Ensemble.given(config.zkConnect());
             Participant.Setting setting = new Participant.Setting(config, prefix, ensemble, observations);
             FenceGate gate = new FenceGate(config.database().dataSource(), store);
             for (int i = 0; i < config.participants(); i++) {
                 String id = "p-" + i;
                 boolean selector = i % 2 == 1;
-                Participant participant = config.processes() ? new ChildParticipant(id, selector, setting)
+                Participant participant = config.processes()
+                        ? new ChildParticipant(id, selector, setting)
                         : new LocalParticipant(id, selector, setting, gate);
                 participants.add(participant);
                 participant.start();
@@ -185,28 +194,52 @@ public final class ChaosCampaign {
         // What the participants saw, taken before the table is read: every write acknowledged here committed
         // before this point, so a missing row is a lost write, never a late read.
         Observations.Snapshot saw = observations.snapshot();
-        List<HistoryChecker.Committed> committed = HistoryTable.read(config.database().dataSource(), prefix);
-        HistoryChecker.Result result = HistoryChecker.check(committed, saw.grants(), saw.acks(), saw.beliefs(),
-                List.of(Member.election(false), Member.election(true)), from, to);
+        List<HistoryChecker.Committed> committed =
+                HistoryTable.read(config.database().dataSource(), prefix);
+        HistoryChecker.Result result = HistoryChecker.check(
+                committed,
+                saw.grants(),
+                saw.acks(),
+                saw.beliefs(),
+                List.of(Member.election(false), Member.election(true)),
+                from,
+                to);
         return summary(saw, committed, result, ensemble.owned(), from);
     }
 
-    private Summary summary(Observations.Snapshot saw, List<HistoryChecker.Committed> committed,
-                            HistoryChecker.Result result, boolean ownCluster, long from) {
-        String line = String.format("seed=%d faults=%d grants=%d writes accepted=%d stale rejected=%d overlapping"
-                        + " beliefs=%d max time without a leader=%dms violations=%d", config.seed(), nemesis.count(),
-                saw.grants().size(), committed.size(), observations.staleRejected(), result.overlappingBeliefs(),
-                TimeUnit.NANOSECONDS.toMillis(result.maxNanosWithoutLeader()), result.violations().size());
+    private Summary summary(
+            Observations.Snapshot saw,
+            List<HistoryChecker.Committed> committed,
+            HistoryChecker.Result result,
+            boolean ownCluster,
+            long from) {
+        String line = String.format(
+                "seed=%d faults=%d grants=%d writes accepted=%d stale rejected=%d overlapping"
+                        + " beliefs=%d max time without a leader=%dms violations=%d",
+                config.seed(),
+                nemesis.count(),
+                saw.grants().size(),
+                committed.size(),
+                observations.staleRejected(),
+                result.overlappingBeliefs(),
+                TimeUnit.NANOSECONDS.toMillis(result.maxNanosWithoutLeader()),
+                result.violations().size());
         String mix = nemesis.mix() + "; session " + SESSION_MS + " ms"
-                + (ownCluster ? ", tick " + TICK_MS + " ms, 3-server TestingCluster" : ", ensemble "
-                + config.zkConnect()) + ", " + config.participants() + " participants "
-                + (config.processes() ? "in child JVMs" : "in one JVM") + ", " + config.database().label()
+                + (ownCluster
+                        ? ", tick " + TICK_MS + " ms, 3-server TestingCluster"
+                        : ", ensemble " + config.zkConnect())
+                + ", " + config.participants() + " participants "
+                + (config.processes() ? "in child JVMs" : "in one JVM") + ", "
+                + config.database().label()
                 + ", database errors survived " + observations.databaseErrors()
                 + (config.unfenced() ? ", UNFENCED: writes without the gate" : "");
         HistoryChecker.Gap gap = result.longestWithoutLeader();
-        String longestGap = String.format("longest time without a leader: %d ms in the %s election, from t=%.1fs to"
-                        + " t=%.1fs", TimeUnit.NANOSECONDS.toMillis(gap.nanos()), gap.election(),
-                (gap.fromNanos() - from) / 1e9, (gap.fromNanos() + gap.nanos() - from) / 1e9);
+        String longestGap = String.format(
+                "longest time without a leader: %d ms in the %s election, from t=%.1fs to" + " t=%.1fs",
+                TimeUnit.NANOSECONDS.toMillis(gap.nanos()),
+                gap.election(),
+                (gap.fromNanos() - from) / 1e9,
+                (gap.fromNanos() + gap.nanos() - from) / 1e9);
         return new Summary(line, mix, longestGap, !saw.grants().isEmpty() && !committed.isEmpty(), result);
     }
 }

@@ -37,7 +37,8 @@ public final class ChaosChild {
         PrintStream out = System.out;
         SimpleDataSource ds = new SimpleDataSource(child.jdbcUrl(), child.user(), child.password());
         FenceGate gate = new FenceGate(ds, StoreConfig.defaults().withTablePrefix(child.prefix()));
-        CuratorFramework client = TcpProxy.clientBuilder(child.zk(), child.sessionMs()).build();
+        CuratorFramework client =
+                TcpProxy.clientBuilder(child.zk(), child.sessionMs()).build();
         client.start();
         Member member = new Member(client, gate, Member.Config.of(child, ds), reporter(out));
         member.start();

@@ -21,15 +21,26 @@ import java.util.List;
  * @param sessionMs the ZooKeeper session timeout requested
  * @param fenced    writes go through the gate; false: straight to the table, as code without a gate would
  */
-public record ChildArgs(String zk, String jdbcUrl, String user, String password, String prefix, String id,
-                        boolean selector, String path, String resource, int sessionMs, boolean fenced) {
+public record ChildArgs(
+        String zk,
+        String jdbcUrl,
+        String user,
+        String password,
+        String prefix,
+        String id,
+        boolean selector,
+        String path,
+        String resource,
+        int sessionMs,
+        boolean fenced) {
 
     private static final String ABSENT = "-";
     private static final int COUNT = 11;
 
     public ChildArgs {
-        for (String[] field : new String[][] {{"zk", zk}, {"jdbcUrl", jdbcUrl}, {"prefix", prefix}, {"id", id},
-                {"path", path}, {"resource", resource}}) {
+        for (String[] field : new String[][] {
+            {"zk", zk}, {"jdbcUrl", jdbcUrl}, {"prefix", prefix}, {"id", id}, {"path", path}, {"resource", resource}
+        }) {
             if (field[1] == null || field[1].isEmpty()) {
                 throw new IllegalArgumentException(field[0] + " must not be empty, was " + field[1]);
             }
@@ -49,8 +60,8 @@ public record ChildArgs(String zk, String jdbcUrl, String user, String password,
     }
 
     /** A latch participant, fenced, with no database user. */
-    public static ChildArgs of(String zk, String jdbcUrl, String prefix, String id, String path, String resource,
-                               int sessionMs) {
+    public static ChildArgs of(
+            String zk, String jdbcUrl, String prefix, String id, String path, String resource, int sessionMs) {
         return new ChildArgs(zk, jdbcUrl, null, null, prefix, id, false, path, resource, sessionMs, true);
     }
 
@@ -68,8 +79,18 @@ public record ChildArgs(String zk, String jdbcUrl, String user, String password,
 
     /** The command line, in the order {@link #parse} reads it. */
     public List<String> toArgs() {
-        return List.of(zk, jdbcUrl, user == null ? ABSENT : user, password == null ? ABSENT : password, prefix, id,
-                Member.election(selector), path, resource, String.valueOf(sessionMs), fenced ? "fenced" : "unfenced");
+        return List.of(
+                zk,
+                jdbcUrl,
+                user == null ? ABSENT : user,
+                password == null ? ABSENT : password,
+                prefix,
+                id,
+                Member.election(selector),
+                path,
+                resource,
+                String.valueOf(sessionMs),
+                fenced ? "fenced" : "unfenced");
     }
 
     /**
@@ -80,9 +101,18 @@ public record ChildArgs(String zk, String jdbcUrl, String user, String password,
             throw new IllegalArgumentException("expected " + COUNT + " arguments: zk jdbc-url user password prefix id"
                     + " latch|selector path resource session-ms fenced|unfenced; got " + List.of(args));
         }
-        return new ChildArgs(args[0], args[1], absentAsNull(args[2]), absentAsNull(args[3]), args[4], args[5],
-                word(args[6], Member.election(true), Member.election(false)), args[7], args[8],
-                Integer.parseInt(args[9]), word(args[10], "fenced", "unfenced"));
+        return new ChildArgs(
+                args[0],
+                args[1],
+                absentAsNull(args[2]),
+                absentAsNull(args[3]),
+                args[4],
+                args[5],
+                word(args[6], Member.election(true), Member.election(false)),
+                args[7],
+                args[8],
+                Integer.parseInt(args[9]),
+                word(args[10], "fenced", "unfenced"));
     }
 
     private static String absentAsNull(String arg) {

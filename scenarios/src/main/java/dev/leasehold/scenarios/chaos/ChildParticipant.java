@@ -37,9 +37,20 @@ final class ChildParticipant extends Participant {
         ChaosCampaign.Config config = setting.config();
         ChaosDatabase db = config.database();
         joined = new CountDownLatch(1);
-        Process child = ChildJvm.start(ChaosChild.class, ChildArgs.of(connectString(), db.jdbcUrl(),
-                setting.prefix(), id, path(), resource(), ChaosCampaign.SESSION_MS).withCredentials(db.user(),
-                db.password()).withSelector(selector).withFenced(!config.unfenced()).toArgs());
+        Process child = ChildJvm.start(
+                ChaosChild.class,
+                ChildArgs.of(
+                                connectString(),
+                                db.jdbcUrl(),
+                                setting.prefix(),
+                                id,
+                                path(),
+                                resource(),
+                                ChaosCampaign.SESSION_MS)
+                        .withCredentials(db.user(), db.password())
+                        .withSelector(selector)
+                        .withFenced(!config.unfenced())
+                        .toArgs());
         commands = new OutputStreamWriter(child.getOutputStream(), StandardCharsets.UTF_8);
         process = child;
         CountDownLatch mine = joined;
@@ -51,8 +62,8 @@ final class ChildParticipant extends Participant {
 
     private void pump(Process child, CountDownLatch mine) {
         Member.Events events = events();
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                StandardCharsets.UTF_8))) {
+        try (BufferedReader in =
+                new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = in.readLine()) != null) {
                 if (ChaosChild.replay(line, events)) {
@@ -91,9 +102,10 @@ final class ChildParticipant extends Participant {
 
     @Override
     void pause() throws Exception {
-        resumer = new ProcessBuilder("sh", "-c", "sleep " + RESUME_ANYWAY_SECONDS + " && kill -CONT "
-                + process.pid()).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        resumer = new ProcessBuilder("sh", "-c", "sleep " + RESUME_ANYWAY_SECONDS + " && kill -CONT " + process.pid())
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
         ChildJvm.signal("-STOP", process);
         stopped = true;
     }

@@ -37,9 +37,10 @@ enum Fault {
             case PARTITION, PAUSE, CLIENT_SIDE_EXPIRY -> true;
             case KILL_SERVER, KILL_QUORUM_LEADER, ENSEMBLE_DOWN -> ownCluster;
             case CRASH_PARTICIPANT -> config.processes();
-            // Only a database the campaign started: on a --jdbc database it would kill other applications'
-            // connections.
-            case TERMINATE_DB_CONNECTIONS -> config.database().postgres() && config.database().restartable();
+                // Only a database the campaign started: on a --jdbc database it would kill other applications'
+                // connections.
+            case TERMINATE_DB_CONNECTIONS -> config.database().postgres()
+                    && config.database().restartable();
             case RESTART_DATABASE -> config.database().restartable();
         };
     }

@@ -16,11 +16,16 @@ final class LocalParticipant extends Participant {
 
     LocalParticipant(String id, boolean selector, Setting setting, FenceGate gate) throws IOException {
         super(id, selector, setting);
-        client = TcpProxy.clientBuilder(connectString(), ChaosCampaign.SESSION_MS).build();
+        client = TcpProxy.clientBuilder(connectString(), ChaosCampaign.SESSION_MS)
+                .build();
         ChaosCampaign.Config config = setting.config();
-        member = new Member(client, gate, Member.Config.of(id, selector, path(), resource(), setting.prefix())
-                .withUnfenced(config.unfenced() ? config.database().dataSource() : null)
-                .withBeforeEachWrite(this::holdIfFrozen), events());
+        member = new Member(
+                client,
+                gate,
+                Member.Config.of(id, selector, path(), resource(), setting.prefix())
+                        .withUnfenced(config.unfenced() ? config.database().dataSource() : null)
+                        .withBeforeEachWrite(this::holdIfFrozen),
+                events());
     }
 
     @Override

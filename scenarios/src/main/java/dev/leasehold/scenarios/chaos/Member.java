@@ -63,8 +63,14 @@ final class Member implements Closeable {
      * @param beforeEachWrite runs between the leadership check and each write: where the in-process campaign freezes
      *                        a worker to stand for a GC pause
      */
-    record Config(String id, boolean selector, String path, String resource, String prefix, DataSource unfenced,
-                  Runnable beforeEachWrite) {
+    record Config(
+            String id,
+            boolean selector,
+            String path,
+            String resource,
+            String prefix,
+            DataSource unfenced,
+            Runnable beforeEachWrite) {
 
         Config {
             if (id == null || id.isEmpty() || id.length() > 20) {
@@ -80,7 +86,7 @@ final class Member implements Closeable {
 
         /** A fenced member that writes at its own pace. */
         static Config of(String id, boolean selector, String path, String resource, String prefix) {
-            return new Config(id, selector, path, resource, prefix, null, () -> { });
+            return new Config(id, selector, path, resource, prefix, null, () -> {});
         }
 
         /** The child JVM's member, from its arguments. */
@@ -105,6 +111,7 @@ final class Member implements Closeable {
     private volatile boolean closing;
     /** Set when the latch's current grant is lost; each grant's worker watches its own flag. */
     private volatile AtomicBoolean lost = new AtomicBoolean(true);
+
     private Closeable recipe;
     private final List<Thread> workers = new CopyOnWriteArrayList<>();
 
@@ -121,8 +128,8 @@ final class Member implements Closeable {
 
     void start() {
         if (config.selector()) {
-            FencedLeaderSelector s = new FencedLeaderSelector(client, config.path(), config.id(),
-                    (c, token) -> work(token, granted(token), null));
+            FencedLeaderSelector s = new FencedLeaderSelector(
+                    client, config.path(), config.id(), (c, token) -> work(token, granted(token), null));
             s.autoRequeue();
             s.start();
             recipe = s;
@@ -209,8 +216,8 @@ final class Member implements Closeable {
     }
 
     private void insert(Connection tx, long token, long seq, long session) throws SQLException {
-        HistoryTable.insert(tx, config.prefix(), new HistoryTable.Write(config.resource(), config.id(), token, seq,
-                session));
+        HistoryTable.insert(
+                tx, config.prefix(), new HistoryTable.Write(config.resource(), config.id(), token, seq, session));
     }
 
     /** Closes the recipe (a selector waits for its leader's work) and waits, bounded, for the latch's workers. */

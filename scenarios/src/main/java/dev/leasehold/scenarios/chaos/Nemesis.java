@@ -29,6 +29,7 @@ final class Nemesis {
     private final Random faultDice;
     /** What was injected, by the name the fault mix shows (a killed server may turn out to be the quorum leader). */
     private final Map<String, Integer> injected = new TreeMap<>();
+
     private Ensemble ensemble;
     private List<Participant> participants;
     private Observations observations;
@@ -89,7 +90,8 @@ final class Nemesis {
 
     /** Each injected fault's count, e.g. {@code kill quorum leader 3, partition 5}. */
     String mix() {
-        return injected.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+        return injected.entrySet().stream()
+                .map(e -> e.getKey() + " " + e.getValue())
                 .collect(Collectors.joining(", "));
     }
 
@@ -115,8 +117,8 @@ final class Nemesis {
                 if (led) {
                     // A leader's pause ends after a new leader of its election wrote: its next write comes after a
                     // newer token's.
-                    observations.awaitWriteElsewhere(victim.election(), victim.id, grantsBefore, 4L * SESSION_MS,
-                            TimeUnit.MILLISECONDS);
+                    observations.awaitWriteElsewhere(
+                            victim.election(), victim.id, grantsBefore, 4L * SESSION_MS, TimeUnit.MILLISECONDS);
                 }
                 victim.unpause();
             }
@@ -163,7 +165,8 @@ final class Nemesis {
             case TERMINATE_DB_CONNECTIONS -> {
                 count(fault.label());
                 say("terminate every other database connection");
-                try (Connection c = config.database().dataSource().getConnection(); Statement s = c.createStatement()) {
+                try (Connection c = config.database().dataSource().getConnection();
+                        Statement s = c.createStatement()) {
                     s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname ="
                             + " current_database() AND pid <> pg_backend_pid()");
                 }
@@ -201,14 +204,17 @@ final class Nemesis {
 
     /** A participant that believes it leads, if there is one, else any: a pause is about a leader. */
     private Participant pickLeader() {
-        List<Participant> leaders = participants.stream().filter(Participant::leading).toList();
-        return leaders.isEmpty() ? participants.get(random.nextInt(participants.size()))
+        List<Participant> leaders =
+                participants.stream().filter(Participant::leading).toList();
+        return leaders.isEmpty()
+                ? participants.get(random.nextInt(participants.size()))
                 : leaders.get(random.nextInt(leaders.size()));
     }
 
     /** Most often a participant that believes it leads (the interesting victim), else any. */
     private Participant pick() {
-        List<Participant> leaders = participants.stream().filter(Participant::leading).toList();
+        List<Participant> leaders =
+                participants.stream().filter(Participant::leading).toList();
         if (!leaders.isEmpty() && random.nextInt(4) > 0) {
             return leaders.get(random.nextInt(leaders.size()));
         }

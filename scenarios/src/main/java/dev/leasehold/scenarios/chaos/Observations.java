@@ -25,8 +25,8 @@ final class Observations {
     private record GrantKey(String participant, long token) {}
 
     /** Everything reported, copied at one instant. */
-    record Snapshot(List<HistoryChecker.Grant> grants, List<HistoryChecker.Ack> acks,
-                    List<HistoryChecker.Belief> beliefs) {}
+    record Snapshot(
+            List<HistoryChecker.Grant> grants, List<HistoryChecker.Ack> acks, List<HistoryChecker.Belief> beliefs) {}
 
     private final Object lock = new Object();
     private final List<HistoryChecker.Grant> grants = new ArrayList<>();
@@ -77,7 +77,8 @@ final class Observations {
 
     private void ended(String participant, String election, long token, long now) {
         synchronized (lock) {
-            Iterator<OpenBelief> open = openBeliefs.getOrDefault(participant, new ArrayList<>()).iterator();
+            Iterator<OpenBelief> open =
+                    openBeliefs.getOrDefault(participant, new ArrayList<>()).iterator();
             while (open.hasNext()) {
                 OpenBelief belief = open.next();
                 if (belief.token() == token) {
@@ -104,8 +105,7 @@ final class Observations {
         synchronized (lock) {
             List<OpenBelief> open = openBeliefs.getOrDefault(participant, new ArrayList<>());
             for (OpenBelief belief : open) {
-                beliefs.add(new HistoryChecker.Belief(election, participant, belief.token(), belief.sinceNanos(),
-                        now));
+                beliefs.add(new HistoryChecker.Belief(election, participant, belief.token(), belief.sinceNanos(), now));
             }
             open.clear();
         }
@@ -135,7 +135,11 @@ final class Observations {
     void awaitLeadersIn(int elections, long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         synchronized (lock) {
-            while (grants.stream().map(HistoryChecker.Grant::election).distinct().count() < elections) {
+            while (grants.stream()
+                            .map(HistoryChecker.Grant::election)
+                            .distinct()
+                            .count()
+                    < elections) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return; // the checker will report the election as leaderless from the start
@@ -153,8 +157,9 @@ final class Observations {
             throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         synchronized (lock) {
-            while (grants.subList(grantsBefore, grants.size()).stream().noneMatch(g ->
-                    g.election().equals(election) && !g.participant().equals(victim)
+            while (grants.subList(grantsBefore, grants.size()).stream()
+                    .noneMatch(g -> g.election().equals(election)
+                            && !g.participant().equals(victim)
                             && writtenWith.contains(new GrantKey(g.participant(), g.token())))) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {

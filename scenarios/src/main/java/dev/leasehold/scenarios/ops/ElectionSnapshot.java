@@ -48,8 +48,11 @@ record ElectionSnapshot(String path, List<Participant> participants) {
             } catch (KeeperException.NoNodeException e) {
                 continue; // left between the two reads
             }
-            participants.add(new Participant(child, data == null ? "" : new String(data,
-                    java.nio.charset.StandardCharsets.UTF_8), stat.getCzxid(), stat.getEphemeralOwner(),
+            participants.add(new Participant(
+                    child,
+                    data == null ? "" : new String(data, java.nio.charset.StandardCharsets.UTF_8),
+                    stat.getCzxid(),
+                    stat.getEphemeralOwner(),
                     Long.parseLong(m.group(2))));
         }
         participants.sort(Comparator.comparingLong(Participant::sequence));
@@ -67,38 +70,56 @@ record ElectionSnapshot(String path, List<Participant> participants) {
 
     String text() {
         StringBuilder out = new StringBuilder();
-        out.append("election ").append(path).append(": ").append(participants.size()).append(" participant")
-                .append(participants.size() == 1 ? "" : "s").append(", leader ")
-                .append(leader().map(Participant::participantId).orElse("none")).append('\n');
+        out.append("election ")
+                .append(path)
+                .append(": ")
+                .append(participants.size())
+                .append(" participant")
+                .append(participants.size() == 1 ? "" : "s")
+                .append(", leader ")
+                .append(leader().map(Participant::participantId).orElse("none"))
+                .append('\n');
         if (participants.isEmpty()) {
             return out.toString();
         }
-        out.append(String.format("  %-3s %-20s %-14s %-20s %s%n", "#", "participant", "czxid (token)", "session",
-                "role"));
+        out.append(
+                String.format("  %-3s %-20s %-14s %-20s %s%n", "#", "participant", "czxid (token)", "session", "role"));
         for (int i = 0; i < participants.size(); i++) {
             Participant p = participants.get(i);
-            String role = watched(i).map(w -> "follower, watches " + w.node() + " (" + w.participantId() + ")")
+            String role = watched(i)
+                    .map(w -> "follower, watches " + w.node() + " (" + w.participantId() + ")")
                     .orElse("LEADER");
-            out.append(String.format("  %-3d %-20s %-14d %-20s %s%n", i, p.participantId(), p.czxid(),
-                    "0x" + Long.toHexString(p.sessionId()), role));
+            out.append(String.format(
+                    "  %-3d %-20s %-14d %-20s %s%n",
+                    i, p.participantId(), p.czxid(), "0x" + Long.toHexString(p.sessionId()), role));
             out.append("      node ").append(p.node()).append('\n');
         }
         return out.toString();
     }
 
     String json() {
-        StringBuilder out = new StringBuilder("{\"election\":").append(Json.str(path)).append(",\"leader\":")
+        StringBuilder out = new StringBuilder("{\"election\":")
+                .append(Json.str(path))
+                .append(",\"leader\":")
                 .append(Json.str(leader().map(Participant::participantId).orElse(null)))
                 .append(",\"participants\":[");
         for (int i = 0; i < participants.size(); i++) {
             Participant p = participants.get(i);
-            out.append(i == 0 ? "" : ",").append("{\"position\":").append(i)
-                    .append(",\"node\":").append(Json.str(p.node()))
-                    .append(",\"participant\":").append(Json.str(p.participantId()))
-                    .append(",\"czxid\":").append(p.czxid())
-                    .append(",\"session\":").append(Json.str("0x" + Long.toHexString(p.sessionId())))
-                    .append(",\"leader\":").append(i == 0)
-                    .append(",\"watches\":").append(Json.str(watched(i).map(Participant::node).orElse(null)))
+            out.append(i == 0 ? "" : ",")
+                    .append("{\"position\":")
+                    .append(i)
+                    .append(",\"node\":")
+                    .append(Json.str(p.node()))
+                    .append(",\"participant\":")
+                    .append(Json.str(p.participantId()))
+                    .append(",\"czxid\":")
+                    .append(p.czxid())
+                    .append(",\"session\":")
+                    .append(Json.str("0x" + Long.toHexString(p.sessionId())))
+                    .append(",\"leader\":")
+                    .append(i == 0)
+                    .append(",\"watches\":")
+                    .append(Json.str(watched(i).map(Participant::node).orElse(null)))
                     .append('}');
         }
         return out.append("]}").toString();

@@ -20,46 +20,63 @@ import picocli.CommandLine.Spec;
  *
  * <p>Thread-safety: a picocli command, run once on the calling thread.
  */
-@Command(name = "inspect", mixinStandardHelpOptions = true,
-        description = {"Shows an election or the fenced store, reading only.",
-                "  inspect --zk CONNECT PATH: the election's participants in queue order (participant, czxid = token,"
-                        + " session), who leads, what each follower watches. Sets no watch.",
-                "  inspect --jdbc URL [RESOURCE]: the fence marks (or one resource's mark and history), the batch"
-                        + " counts with the oldest pending age, slot runs in progress and expired."})
+@Command(
+        name = "inspect",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Shows an election or the fenced store, reading only.",
+            "  inspect --zk CONNECT PATH: the election's participants in queue order (participant, czxid = token,"
+                    + " session), who leads, what each follower watches. Sets no watch.",
+            "  inspect --jdbc URL [RESOURCE]: the fence marks (or one resource's mark and history), the batch"
+                    + " counts with the oldest pending age, slot runs in progress and expired."
+        })
 public final class InspectCommand implements Callable<Integer> {
 
     private static final int CONNECT_WAIT_SECONDS = 5;
 
     @Spec
     CommandLine.Model.CommandSpec spec;
+
     @Option(names = "--zk", paramLabel = "CONNECT", description = "the ZooKeeper ensemble, host:port[,...]")
     String zk;
+
     @Option(names = "--jdbc", paramLabel = "URL", description = "the store's database, e.g. jdbc:postgresql://host/db")
     String jdbc;
+
     @Option(names = "--user", description = "database user")
     String user;
+
     @Option(names = "--password", description = "database password")
     String password;
-    @Option(names = "--prefix", defaultValue = StoreConfig.DEFAULT_PREFIX,
+
+    @Option(
+            names = "--prefix",
+            defaultValue = StoreConfig.DEFAULT_PREFIX,
             description = "the store's table prefix (default: ${DEFAULT-VALUE})")
     String prefix;
+
     @Option(names = "--json", description = "print one JSON object instead of text")
     boolean json;
-    @Parameters(paramLabel = "PATH|RESOURCE", arity = "0..1",
+
+    @Parameters(
+            paramLabel = "PATH|RESOURCE",
+            arity = "0..1",
             description = "with --zk the election's path (required); with --jdbc a resource (optional)")
     String target;
 
     @Override
     public Integer call() throws Exception {
         if ((zk == null) == (jdbc == null)) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "give --zk CONNECT PATH or --jdbc URL"
-                    + " [RESOURCE]");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "give --zk CONNECT PATH or --jdbc URL" + " [RESOURCE]");
         }
         PrintWriter out = spec.commandLine().getOut();
         if (zk != null) {
             if (target == null || !target.startsWith("/")) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--zk needs the election's PATH,"
-                        + " starting with '/'" + (target == null ? "" : ", was '" + target + "'"));
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--zk needs the election's PATH," + " starting with '/'"
+                                + (target == null ? "" : ", was '" + target + "'"));
             }
             try (CuratorFramework client = connect(zk)) {
                 ElectionSnapshot election = ElectionSnapshot.read(client, target);
@@ -83,13 +100,13 @@ public final class InspectCommand implements Callable<Integer> {
     }
 
     private static CuratorFramework connect(String connect) throws InterruptedException {
-        CuratorFramework client = CuratorFrameworkFactory.newClient(connect, 10_000, CONNECT_WAIT_SECONDS * 1000,
-                new RetryNTimes(3, 200));
+        CuratorFramework client = CuratorFrameworkFactory.newClient(
+                connect, 10_000, CONNECT_WAIT_SECONDS * 1000, new RetryNTimes(3, 200));
         client.start();
         if (!client.blockUntilConnected(CONNECT_WAIT_SECONDS, TimeUnit.SECONDS)) {
             client.close();
-            throw new EnvException("cannot reach ZooKeeper at " + connect + " within " + CONNECT_WAIT_SECONDS
-                    + " s", null);
+            throw new EnvException(
+                    "cannot reach ZooKeeper at " + connect + " within " + CONNECT_WAIT_SECONDS + " s", null);
         }
         return client;
     }

@@ -20,7 +20,9 @@ import picocli.CommandLine.Spec;
  *
  * <p>Thread-safety: a picocli command, run once on the calling thread.
  */
-@Command(name = "rebase", mixinStandardHelpOptions = true,
+@Command(
+        name = "rebase",
+        mixinStandardHelpOptions = true,
         description = "Sets a resource's fence mark to TOKEN, even lower, audited with operator and reason: the step"
                 + " after a ZooKeeper rebuild (a new ensemble restarts its czxids low). Make sure no old leader can"
                 + " still write first. Prints the old and the new mark.")
@@ -28,31 +30,43 @@ public final class RebaseCommand implements Callable<Integer> {
 
     @Spec
     CommandLine.Model.CommandSpec spec;
+
     @Option(names = "--jdbc", paramLabel = "URL", required = true, description = "the store's database")
     String jdbc;
+
     @Option(names = "--user", description = "database user")
     String user;
+
     @Option(names = "--password", description = "database password")
     String password;
-    @Option(names = "--prefix", defaultValue = StoreConfig.DEFAULT_PREFIX,
+
+    @Option(
+            names = "--prefix",
+            defaultValue = StoreConfig.DEFAULT_PREFIX,
             description = "the store's table prefix (default: ${DEFAULT-VALUE})")
     String prefix;
+
     @Option(names = "--resource", required = true, description = "the resource whose mark to set")
     String resource;
+
     @Option(names = "--token", required = true, description = "the new mark, 0 or more")
     long token;
+
     @Option(names = "--operator", required = true, paramLabel = "NAME", description = "who does this (audited)")
     String operator;
+
     @Option(names = "--reason", required = true, paramLabel = "TEXT", description = "why (audited)")
     String reason;
+
     @Option(names = "--yes", description = "do not ask for confirmation")
     boolean yes;
 
     @Override
     public Integer call() throws Exception {
         if (resource.isBlank() || operator.isBlank() || reason.isBlank() || token < 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--resource, --operator and --reason must"
-                    + " not be blank and --token must be 0 or more");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--resource, --operator and --reason must" + " not be blank and --token must be 0 or more");
         }
         StoreConfig config;
         try {
@@ -81,8 +95,8 @@ public final class RebaseCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        out.println("fence of '" + resource + "' re-based from " + mark(old) + " to " + token + " by " + operator
-                + ": " + reason);
+        out.println("fence of '" + resource + "' re-based from " + mark(old) + " to " + token + " by " + operator + ": "
+                + reason);
         out.flush();
         return 0;
     }

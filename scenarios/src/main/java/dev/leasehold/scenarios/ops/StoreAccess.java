@@ -1,10 +1,10 @@
 package dev.leasehold.scenarios.ops;
 
 import dev.leasehold.scenarios.EnvException;
-import dev.leasehold.testkit.SimpleDataSource;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StoreConfig;
 import dev.leasehold.store.StoreException;
+import dev.leasehold.testkit.SimpleDataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;

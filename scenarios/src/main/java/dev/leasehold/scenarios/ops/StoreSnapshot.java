@@ -21,8 +21,12 @@ import javax.sql.DataSource;
  * The fenced store as one inspection reads it: the fence marks (or one resource's mark and its history), the batch
  * queue's counts, and the slot runs in progress (expired ones marked). Reads only. Immutable and thread-safe.
  */
-record StoreSnapshot(List<Mark> marks, Optional<String> resource, List<MarkChange> history, BatchStats batches,
-                     List<Running> slots) {
+record StoreSnapshot(
+        List<Mark> marks,
+        Optional<String> resource,
+        List<MarkChange> history,
+        BatchStats batches,
+        List<Running> slots) {
 
     /** A resource's mark. */
     record Mark(String resource, long token, Instant updatedAt) {}
@@ -39,8 +43,8 @@ record StoreSnapshot(List<Mark> marks, Optional<String> resource, List<MarkChang
         List<MarkChange> history = List.of();
         try (Connection c = ds.getConnection()) {
             c.setReadOnly(true);
-            try (PreparedStatement s = c.prepareStatement("SELECT resource, token, updated_at FROM " + prefix
-                    + "fence" + (resource == null ? "" : " WHERE resource = ?") + " ORDER BY resource")) {
+            try (PreparedStatement s = c.prepareStatement("SELECT resource, token, updated_at FROM " + prefix + "fence"
+                    + (resource == null ? "" : " WHERE resource = ?") + " ORDER BY resource")) {
                 if (resource != null) {
                     s.setString(1, resource);
                 }
@@ -52,19 +56,25 @@ record StoreSnapshot(List<Mark> marks, Optional<String> resource, List<MarkChang
             }
             List<Running> slots = new ArrayList<>();
             try (PreparedStatement s = c.prepareStatement("SELECT job, slot, runner, fence, lease_until,"
-                    + " CASE WHEN lease_until < CURRENT_TIMESTAMP THEN 1 ELSE 0 END FROM " + prefix + "slot_runs"
-                    + " WHERE status = 'running' ORDER BY job, slot FETCH FIRST " + SHOWN + " ROWS ONLY");
-                 ResultSet rs = s.executeQuery()) {
+                            + " CASE WHEN lease_until < CURRENT_TIMESTAMP THEN 1 ELSE 0 END FROM " + prefix
+                            + "slot_runs"
+                            + " WHERE status = 'running' ORDER BY job, slot FETCH FIRST " + SHOWN + " ROWS ONLY");
+                    ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    slots.add(new Running(rs.getString(1), instant(rs, 2), rs.getString(3), rs.getLong(4),
-                            instant(rs, 5), rs.getInt(6) == 1));
+                    slots.add(new Running(
+                            rs.getString(1),
+                            instant(rs, 2),
+                            rs.getString(3),
+                            rs.getLong(4),
+                            instant(rs, 5),
+                            rs.getInt(6) == 1));
                 }
             }
             if (resource != null) {
                 history = new FenceGate(ds, config).history(resource, SHOWN);
             }
-            return new StoreSnapshot(marks, Optional.ofNullable(resource), history,
-                    new BatchClaims(ds, config).stats(), slots);
+            return new StoreSnapshot(
+                    marks, Optional.ofNullable(resource), history, new BatchClaims(ds, config).stats(), slots);
         }
     }
 
@@ -76,17 +86,32 @@ record StoreSnapshot(List<Mark> marks, Optional<String> resource, List<MarkChang
     String text() {
         StringBuilder out = new StringBuilder();
         if (resource.isPresent()) {
-            out.append("fence ").append(resource.get()).append(": ").append(marks.isEmpty() ? "no mark"
-                    : "mark " + marks.get(0).token() + " since " + marks.get(0).updatedAt()).append('\n');
+            out.append("fence ")
+                    .append(resource.get())
+                    .append(": ")
+                    .append(
+                            marks.isEmpty()
+                                    ? "no mark"
+                                    : "mark " + marks.get(0).token() + " since "
+                                            + marks.get(0).updatedAt())
+                    .append('\n');
             out.append("history (newest first):\n");
             if (history.isEmpty()) {
                 out.append("  none\n");
             }
             for (MarkChange change : history) {
-                out.append(String.format("  %s  %-8s %-12d after %-12s %s", change.at(),
-                        change.kind().name().toLowerCase(java.util.Locale.ROOT), change.token(),
-                        previous(change.previousToken()), change.holder().map(h -> "by " + h).orElse("")
-                                + change.reason().map(r -> ": " + r).orElse("")).stripTrailing()).append('\n');
+                out.append(String.format(
+                                        "  %s  %-8s %-12d after %-12s %s",
+                                        change.at(),
+                                        change.kind().name().toLowerCase(java.util.Locale.ROOT),
+                                        change.token(),
+                                        previous(change.previousToken()),
+                                        change.holder().map(h -> "by " + h).orElse("")
+                                                + change.reason()
+                                                        .map(r -> ": " + r)
+                                                        .orElse(""))
+                                .stripTrailing())
+                        .append('\n');
             }
         } else {
             out.append("fence marks: ").append(marks.size()).append('\n');
@@ -94,16 +119,32 @@ record StoreSnapshot(List<Mark> marks, Optional<String> resource, List<MarkChang
                 out.append(String.format("  %-30s %-14d since %s%n", mark.resource(), mark.token(), mark.updatedAt()));
             }
         }
-        out.append(String.format("batches: pending %d, processing %d, expired %d, done %d, failed %d;"
-                + " oldest pending %s%n",
-                batches.pending(), batches.processing(), batches.expired(), batches.done(), batches.failed(),
-                batches.oldestPendingAge().map(age -> age.toMillis() / 1000 + " s").orElse("none")));
+        out.append(String.format(
+                "batches: pending %d, processing %d, expired %d, done %d, failed %d;" + " oldest pending %s%n",
+                batches.pending(),
+                batches.processing(),
+                batches.expired(),
+                batches.done(),
+                batches.failed(),
+                batches.oldestPendingAge()
+                        .map(age -> age.toMillis() / 1000 + " s")
+                        .orElse("none")));
         long expired = slots.stream().filter(Running::expired).count();
-        out.append("slot runs in progress: ").append(slots.size() - expired).append(", expired: ").append(expired)
-                .append(slots.size() == SHOWN ? " (the first " + SHOWN + ")" : "").append('\n');
+        out.append("slot runs in progress: ")
+                .append(slots.size() - expired)
+                .append(", expired: ")
+                .append(expired)
+                .append(slots.size() == SHOWN ? " (the first " + SHOWN + ")" : "")
+                .append('\n');
         for (Running run : slots) {
-            out.append(String.format("  %-20s %s  %-16s fence %d  lease until %s%s%n", run.job(), run.slot(),
-                    run.runner(), run.fence(), run.leaseUntil(), run.expired() ? "  EXPIRED" : ""));
+            out.append(String.format(
+                    "  %-20s %s  %-16s fence %d  lease until %s%s%n",
+                    run.job(),
+                    run.slot(),
+                    run.runner(),
+                    run.fence(),
+                    run.leaseUntil(),
+                    run.expired() ? "  EXPIRED" : ""));
         }
         return out.toString();
     }
@@ -115,43 +156,82 @@ record StoreSnapshot(List<Mark> marks, Optional<String> resource, List<MarkChang
     String json() {
         StringBuilder out = new StringBuilder("{");
         if (resource.isPresent()) {
-            out.append("\"resource\":").append(Json.str(resource.get())).append(",\"mark\":")
-                    .append(marks.isEmpty() ? "null" : Long.toString(marks.get(0).token())).append(",\"history\":[");
+            out.append("\"resource\":")
+                    .append(Json.str(resource.get()))
+                    .append(",\"mark\":")
+                    .append(
+                            marks.isEmpty()
+                                    ? "null"
+                                    : Long.toString(marks.get(0).token()))
+                    .append(",\"history\":[");
             for (int i = 0; i < history.size(); i++) {
                 MarkChange c = history.get(i);
-                out.append(i == 0 ? "" : ",").append("{\"at\":").append(Json.str(c.at().toString()))
-                        .append(",\"kind\":").append(Json.str(c.kind().name().toLowerCase(java.util.Locale.ROOT)))
-                        .append(",\"token\":").append(c.token())
-                        .append(",\"previous\":").append(c.previousToken().isPresent()
-                                ? Long.toString(c.previousToken().getAsLong()) : "null")
-                        .append(",\"holder\":").append(Json.str(c.holder().orElse(null)))
-                        .append(",\"reason\":").append(Json.str(c.reason().orElse(null))).append('}');
+                out.append(i == 0 ? "" : ",")
+                        .append("{\"at\":")
+                        .append(Json.str(c.at().toString()))
+                        .append(",\"kind\":")
+                        .append(Json.str(c.kind().name().toLowerCase(java.util.Locale.ROOT)))
+                        .append(",\"token\":")
+                        .append(c.token())
+                        .append(",\"previous\":")
+                        .append(
+                                c.previousToken().isPresent()
+                                        ? Long.toString(c.previousToken().getAsLong())
+                                        : "null")
+                        .append(",\"holder\":")
+                        .append(Json.str(c.holder().orElse(null)))
+                        .append(",\"reason\":")
+                        .append(Json.str(c.reason().orElse(null)))
+                        .append('}');
             }
             out.append("]");
         } else {
             out.append("\"marks\":[");
             for (int i = 0; i < marks.size(); i++) {
                 Mark m = marks.get(i);
-                out.append(i == 0 ? "" : ",").append("{\"resource\":").append(Json.str(m.resource()))
-                        .append(",\"token\":").append(m.token())
-                        .append(",\"updated_at\":").append(Json.str(m.updatedAt().toString())).append('}');
+                out.append(i == 0 ? "" : ",")
+                        .append("{\"resource\":")
+                        .append(Json.str(m.resource()))
+                        .append(",\"token\":")
+                        .append(m.token())
+                        .append(",\"updated_at\":")
+                        .append(Json.str(m.updatedAt().toString()))
+                        .append('}');
             }
             out.append("]");
         }
-        out.append(",\"batches\":{\"pending\":").append(batches.pending()).append(",\"processing\":")
-                .append(batches.processing()).append(",\"expired\":").append(batches.expired()).append(",\"done\":")
-                .append(batches.done()).append(",\"failed\":").append(batches.failed())
-                .append(",\"oldest_pending_seconds\":").append(batches.oldestPendingAge()
-                        .map(age -> Double.toString(age.toMillis() / 1000.0)).orElse("null")).append("}");
+        out.append(",\"batches\":{\"pending\":")
+                .append(batches.pending())
+                .append(",\"processing\":")
+                .append(batches.processing())
+                .append(",\"expired\":")
+                .append(batches.expired())
+                .append(",\"done\":")
+                .append(batches.done())
+                .append(",\"failed\":")
+                .append(batches.failed())
+                .append(",\"oldest_pending_seconds\":")
+                .append(batches.oldestPendingAge()
+                        .map(age -> Double.toString(age.toMillis() / 1000.0))
+                        .orElse("null"))
+                .append("}");
         out.append(",\"slots\":[");
         for (int i = 0; i < slots.size(); i++) {
             Running r = slots.get(i);
-            out.append(i == 0 ? "" : ",").append("{\"job\":").append(Json.str(r.job()))
-                    .append(",\"slot\":").append(Json.str(r.slot().toString()))
-                    .append(",\"runner\":").append(Json.str(r.runner()))
-                    .append(",\"fence\":").append(r.fence())
-                    .append(",\"lease_until\":").append(Json.str(r.leaseUntil().toString()))
-                    .append(",\"expired\":").append(r.expired()).append('}');
+            out.append(i == 0 ? "" : ",")
+                    .append("{\"job\":")
+                    .append(Json.str(r.job()))
+                    .append(",\"slot\":")
+                    .append(Json.str(r.slot().toString()))
+                    .append(",\"runner\":")
+                    .append(Json.str(r.runner()))
+                    .append(",\"fence\":")
+                    .append(r.fence())
+                    .append(",\"lease_until\":")
+                    .append(Json.str(r.leaseUntil().toString()))
+                    .append(",\"expired\":")
+                    .append(r.expired())
+                    .append('}');
         }
         return out.append("]}").toString();
     }

@@ -41,8 +41,7 @@ class ChaosCampaignTest {
         return seedWhere(config, n, planned -> planned.containsAll(List.of(wanted)));
     }
 
-    private static ChaosCampaign.Config seedWhere(ChaosCampaign.Config config, int n,
-                                                  Predicate<List<Fault>> wanted) {
+    private static ChaosCampaign.Config seedWhere(ChaosCampaign.Config config, int n, Predicate<List<Fault>> wanted) {
         for (long seed = config.seed(); ; seed++) {
             ChaosCampaign.Config candidate = config.withSeed(seed).withMinimumFaults(n);
             if (wanted.test(new ChaosCampaign(candidate).plannedFaults(n))) {
@@ -59,9 +58,14 @@ class ChaosCampaignTest {
         System.out.println(summary.faultMix());
         System.out.println(summary.longestGap());
         System.out.println(summary.line());
-        assertThat(summary.result().violations()).as("seed %d: %s", seed, summary.line()).isEmpty();
+        assertThat(summary.result().violations())
+                .as("seed %d: %s", seed, summary.line())
+                .isEmpty();
         assertThat(summary.exercised()).as("seed %d: %s", seed, summary.line()).isTrue();
-        assertThat(summary.line()).as("seed %d", seed).doesNotContain("grants=0 ").doesNotContain("faults=0 ")
+        assertThat(summary.line())
+                .as("seed %d", seed)
+                .doesNotContain("grants=0 ")
+                .doesNotContain("faults=0 ")
                 .doesNotContain("writes accepted=0 ");
         return summary;
     }
@@ -69,8 +73,11 @@ class ChaosCampaignTest {
     @Test
     void aShortCampaignOnH2LeavesNoViolation() throws Exception {
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
-            ChaosCampaign.Config config = seedWith(ChaosCampaign.Config.of(Duration.ofSeconds(25), startSeed(), 5,
-                    h2, System.out), 3, Fault.RESTART_DATABASE, Fault.PAUSE);
+            ChaosCampaign.Config config = seedWith(
+                    ChaosCampaign.Config.of(Duration.ofSeconds(25), startSeed(), 5, h2, System.out),
+                    3,
+                    Fault.RESTART_DATABASE,
+                    Fault.PAUSE);
             ChaosCampaign.Summary summary = campaign(config);
             assertThat(summary.faultMix()).contains("restart database", "pause", "3-server TestingCluster");
         }
@@ -80,8 +87,11 @@ class ChaosCampaignTest {
     void aShortCampaignOnPostgresLeavesNoViolation() throws Exception {
         NotRoot.require();
         try (ChaosDatabase postgres = ChaosDatabase.embeddedPostgres()) {
-            ChaosCampaign.Config config = seedWith(ChaosCampaign.Config.of(Duration.ofSeconds(30), startSeed(), 5,
-                    postgres, System.out), 4, Fault.RESTART_DATABASE, Fault.TERMINATE_DB_CONNECTIONS);
+            ChaosCampaign.Config config = seedWith(
+                    ChaosCampaign.Config.of(Duration.ofSeconds(30), startSeed(), 5, postgres, System.out),
+                    4,
+                    Fault.RESTART_DATABASE,
+                    Fault.TERMINATE_DB_CONNECTIONS);
             ChaosCampaign.Summary summary = campaign(config);
             assertThat(summary.faultMix()).contains("restart database", "terminate db connections");
         }
@@ -94,15 +104,18 @@ class ChaosCampaignTest {
     @Test
     void withoutTheGateTheCheckerFindsTheStaleWritesThatLand() throws Exception {
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
-            ChaosCampaign.Config config = seedWhere(ChaosCampaign.Config.of(Duration.ofSeconds(10), startSeed(), 4,
-                    h2, System.out).withUnfenced(true), 4, planned -> planned.stream()
-                    .filter(Fault.PAUSE::equals).count() >= 3);
+            ChaosCampaign.Config config = seedWhere(
+                    ChaosCampaign.Config.of(Duration.ofSeconds(10), startSeed(), 4, h2, System.out)
+                            .withUnfenced(true),
+                    4,
+                    planned -> planned.stream().filter(Fault.PAUSE::equals).count() >= 3);
             System.out.println("ChaosCampaignTest, unfenced on H2: seed " + config.seed());
             ChaosCampaign.Summary summary = new ChaosCampaign(config).run();
             System.out.println(summary.faultMix());
             System.out.println(summary.line());
             assertThat(summary.faultMix()).contains("UNFENCED");
-            assertThat(summary.result().violations()).as("seed %d: %s", config.seed(), summary.line())
+            assertThat(summary.result().violations())
+                    .as("seed %d: %s", config.seed(), summary.line())
                     .anyMatch(v -> v.startsWith("rule 2:"));
         }
     }
@@ -113,42 +126,59 @@ class ChaosCampaignTest {
         ByteArrayOutputStream said = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(said, true, StandardCharsets.UTF_8);
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
-            ChaosCampaign.Config config = seedWith(ChaosCampaign.Config.of(Duration.ofSeconds(25), startSeed(), 4,
-                    h2, out).withProcesses(true), 3, Fault.PAUSE, Fault.CRASH_PARTICIPANT);
+            ChaosCampaign.Config config = seedWith(
+                    ChaosCampaign.Config.of(Duration.ofSeconds(25), startSeed(), 4, h2, out)
+                            .withProcesses(true),
+                    3,
+                    Fault.PAUSE,
+                    Fault.CRASH_PARTICIPANT);
             ChaosCampaign.Summary summary = campaign(config);
             System.out.print(said.toString(StandardCharsets.UTF_8));
             assertThat(summary.faultMix()).contains("in child JVMs", "pause", "crash participant");
-            assertThat(said.toString(StandardCharsets.UTF_8)).contains("kill -STOP (the whole JVM)",
-                    "with kill -KILL and start it again");
+            assertThat(said.toString(StandardCharsets.UTF_8))
+                    .contains("kill -STOP (the whole JVM)", "with kill -KILL and start it again");
         }
-        assertThat(ProcessHandle.current().children().filter(ProcessHandle::isAlive).filter(child -> child.info()
-                .arguments().map(List::of).orElse(List.of()).contains(ChaosChild.class.getName())).toList())
-                .as("no child JVM outlives the campaign").isEmpty();
+        assertThat(ProcessHandle.current()
+                        .children()
+                        .filter(ProcessHandle::isAlive)
+                        .filter(child -> child.info()
+                                .arguments()
+                                .map(List::of)
+                                .orElse(List.of())
+                                .contains(ChaosChild.class.getName()))
+                        .toList())
+                .as("no child JVM outlives the campaign")
+                .isEmpty();
     }
 
     @Test
     void aGivenEnsembleIsUsedButItsServersAreNeverKilled() throws Exception {
         try (TestingServer zk = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, 0), true);
-             ChaosDatabase h2 = ChaosDatabase.h2()) {
+                ChaosDatabase h2 = ChaosDatabase.h2()) {
             String connect = zk.getConnectString() + "/given";
-            try (CuratorFramework client = CuratorFrameworkFactory.newClient(zk.getConnectString(),
-                    new RetryOneTime(100))) {
+            try (CuratorFramework client =
+                    CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100))) {
                 client.start();
                 client.create().forPath("/given"); // ZooKeeper needs the chroot to exist
             }
-            ChaosCampaign.Config given = ChaosCampaign.Config.of(Duration.ofSeconds(15), startSeed(), 3, h2,
-                    System.out).withZkConnect(connect);
-            assertThat(new ChaosCampaign(given).faultWeights()).containsEntry(Fault.KILL_SERVER, 0)
-                    .containsEntry(Fault.KILL_QUORUM_LEADER, 0).containsEntry(Fault.ENSEMBLE_DOWN, 0)
+            ChaosCampaign.Config given = ChaosCampaign.Config.of(Duration.ofSeconds(15), startSeed(), 3, h2, System.out)
+                    .withZkConnect(connect);
+            assertThat(new ChaosCampaign(given).faultWeights())
+                    .containsEntry(Fault.KILL_SERVER, 0)
+                    .containsEntry(Fault.KILL_QUORUM_LEADER, 0)
+                    .containsEntry(Fault.ENSEMBLE_DOWN, 0)
                     .containsEntry(Fault.PARTITION, 20);
             ChaosCampaign.Summary summary = campaign(seedWith(given, 2, Fault.PARTITION));
-            assertThat(summary.faultMix()).contains("ensemble " + connect).doesNotContain("kill")
+            assertThat(summary.faultMix())
+                    .contains("ensemble " + connect)
+                    .doesNotContain("kill")
                     .doesNotContain("ensemble down");
-            try (CuratorFramework client = CuratorFrameworkFactory.newClient(zk.getConnectString(),
-                    new RetryOneTime(100))) {
+            try (CuratorFramework client =
+                    CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100))) {
                 client.start();
-                assertThat(client.getChildren().forPath("/")).as("the server still serves, and nothing was"
-                        + " written outside the chroot").doesNotContain("chaos");
+                assertThat(client.getChildren().forPath("/"))
+                        .as("the server still serves, and nothing was" + " written outside the chroot")
+                        .doesNotContain("chaos");
             }
         }
     }

@@ -8,13 +8,20 @@ import org.junit.jupiter.api.Test;
 /** A child JVM reads back exactly what its parent wrote, and a bad argument list is refused with what was expected. */
 class ChildArgsTest {
 
-    private static final ChildArgs ARGS = ChildArgs.of("127.0.0.1:1,127.0.0.1:2/chroot", "jdbc:h2:tcp://x/db",
-            "lhc_", "p-1", "/chaos/lhc_latch", "chaos-ledger-latch", 2_000);
+    private static final ChildArgs ARGS = ChildArgs.of(
+            "127.0.0.1:1,127.0.0.1:2/chroot",
+            "jdbc:h2:tcp://x/db",
+            "lhc_",
+            "p-1",
+            "/chaos/lhc_latch",
+            "chaos-ledger-latch",
+            2_000);
 
     @Test
     void whatTheParentWritesTheChildReadsBack() {
-        for (ChildArgs args : new ChildArgs[] {ARGS, ARGS.withCredentials("user", "secret").withSelector(true)
-                .withFenced(false)}) {
+        for (ChildArgs args : new ChildArgs[] {
+            ARGS, ARGS.withCredentials("user", "secret").withSelector(true).withFenced(false)
+        }) {
             assertThat(ChildArgs.parse(args.toArgs().toArray(String[]::new))).isEqualTo(args);
         }
     }
@@ -27,15 +34,19 @@ class ChildArgsTest {
 
     @Test
     void badArgumentsAreRefusedAtTheDoor() {
-        assertThatThrownBy(() -> ChildArgs.parse(new String[] {"zk"})).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ChildArgs.parse(new String[] {"zk"}))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("expected 11 arguments");
-        assertThatThrownBy(() -> ARGS.withCredentials("u", "-")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ARGS.withCredentials("u", "-"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("\"-\"");
         String[] wrongKind = ARGS.toArgs().toArray(String[]::new);
         wrongKind[6] = "mutex";
-        assertThatThrownBy(() -> ChildArgs.parse(wrongKind)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ChildArgs.parse(wrongKind))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("selector or latch");
         assertThatThrownBy(() -> ChildArgs.of("zk:1", "jdbc:h2:mem:x", "p_", "id", "no-slash", "r", 1_000))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("path");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("path");
     }
 }

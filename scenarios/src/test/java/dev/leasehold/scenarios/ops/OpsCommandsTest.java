@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leasehold.recipes.FencedLeaderLatch;
 import dev.leasehold.recipes.FencingToken;
-import dev.leasehold.testkit.NotRoot;
 import dev.leasehold.scenarios.Zk;
 import dev.leasehold.store.BatchClaims;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.SlotRuns;
+import dev.leasehold.testkit.NotRoot;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -47,7 +47,9 @@ class OpsCommandsTest {
         static Run of(String... args) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int code = dev.leasehold.scenarios.Main.execute(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+            int code = dev.leasehold.scenarios.Main.execute(
+                    args,
+                    new PrintStream(out, true, StandardCharsets.UTF_8),
                     new PrintStream(err, true, StandardCharsets.UTF_8));
             return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
         }
@@ -58,8 +60,8 @@ class OpsCommandsTest {
     }
 
     private static CuratorFramework client(TestingServer server) throws InterruptedException {
-        CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(), 10_000, 5_000,
-                new RetryOneTime(100));
+        CuratorFramework client =
+                CuratorFrameworkFactory.newClient(server.getConnectString(), 10_000, 5_000, new RetryOneTime(100));
         client.start();
         assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
         return client;
@@ -89,33 +91,46 @@ class OpsCommandsTest {
             }
             FencingToken token = latches.get(0).currentToken().orElseThrow();
             List<String> nodes = observer.getChildren().forPath(PATH).stream() // in queue order: by sequence number
-                    .sorted(Comparator.comparing((String node) -> node.substring(node.length() - 10))).toList();
+                    .sorted(Comparator.comparing((String node) -> node.substring(node.length() - 10)))
+                    .toList();
 
             Run run = Run.of("inspect", "--zk", server.getConnectString(), PATH);
 
             assertThat(run.exitCode()).as(run.all()).isZero();
             assertThat(run.out()).as(run.all()).contains("election " + PATH + ": 3 participants, leader billing-a");
-            List<String> rows = run.out().lines().filter(l -> l.matches("  \\d .*")).toList();
+            List<String> rows =
+                    run.out().lines().filter(l -> l.matches("  \\d .*")).toList();
             assertThat(rows).as(run.all()).hasSize(3);
-            assertThat(rows.get(0)).contains("billing-a").contains(Long.toString(token.value()))
-                    .contains("0x" + Long.toHexString(clients.get(0).getZookeeperClient().getZooKeeper()
-                            .getSessionId())).endsWith("LEADER");
-            assertThat(rows.get(1)).contains("billing-b").contains("follower, watches " + nodes.get(0)
-                    + " (billing-a)");
-            assertThat(rows.get(2)).contains("billing-c").contains("follower, watches " + nodes.get(1)
-                    + " (billing-b)");
+            assertThat(rows.get(0))
+                    .contains("billing-a")
+                    .contains(Long.toString(token.value()))
+                    .contains("0x"
+                            + Long.toHexString(clients.get(0)
+                                    .getZookeeperClient()
+                                    .getZooKeeper()
+                                    .getSessionId()))
+                    .endsWith("LEADER");
+            assertThat(rows.get(1))
+                    .contains("billing-b")
+                    .contains("follower, watches " + nodes.get(0) + " (billing-a)");
+            assertThat(rows.get(2))
+                    .contains("billing-c")
+                    .contains("follower, watches " + nodes.get(1) + " (billing-b)");
             assertThat(run.out()).contains("node " + ZKPaths.getNodeFromPath(token.path()));
 
             Run json = Run.of("inspect", "--zk", server.getConnectString(), PATH, "--json");
             assertThat(json.exitCode()).as(json.all()).isZero();
-            assertThat(json.out()).as(json.all()).startsWith("{\"election\":\"" + PATH + "\",\"leader\":\"billing-a\"")
-                    .contains("\"czxid\":" + token.value() + ",").contains("\"watches\":\"" + nodes.get(1) + "\"");
+            assertThat(json.out())
+                    .as(json.all())
+                    .startsWith("{\"election\":\"" + PATH + "\",\"leader\":\"billing-a\"")
+                    .contains("\"czxid\":" + token.value() + ",")
+                    .contains("\"watches\":\"" + nodes.get(1) + "\"");
             assertThat(latches.get(0).hasLeadership()).isTrue(); // reading changed nothing
 
             Run missing = Run.of("inspect", "--zk", server.getConnectString(), "/no/such/election");
             assertThat(missing.exitCode()).as(missing.all()).isEqualTo(2);
-            assertThat(missing.err().strip()).isEqualTo("error: no election at /no/such/election: the path does not"
-                    + " exist");
+            assertThat(missing.err().strip())
+                    .isEqualTo("error: no election at /no/such/election: the path does not" + " exist");
             Run noPath = Run.of("inspect", "--zk", server.getConnectString());
             assertThat(noPath.exitCode()).as(noPath.all()).isEqualTo(2);
             assertThat(noPath.err().lines()).hasSize(1);
@@ -149,8 +164,9 @@ class OpsCommandsTest {
     void inspectAndRebaseOnPostgres() throws Exception {
         NotRoot.require();
         try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
-            inspectAndRebase(postgres.getPostgresDatabase(), postgres.getJdbcUrl("postgres", "postgres"),
-                    new String[] {"--user", "postgres"});
+            inspectAndRebase(postgres.getPostgresDatabase(), postgres.getJdbcUrl("postgres", "postgres"), new String[] {
+                "--user", "postgres"
+            });
         }
     }
 
@@ -182,29 +198,59 @@ class OpsCommandsTest {
 
         Run all = Run.of(args(credentials, "inspect", "--jdbc", url));
         assertThat(all.exitCode()).as(all.all()).isZero();
-        assertThat(all.out()).as(all.all()).contains("fence marks: 2")
-                .containsPattern("ledger\\s+9\\s+since ").containsPattern("payouts\\s+9\\s+since ")
+        assertThat(all.out())
+                .as(all.all())
+                .contains("fence marks: 2")
+                .containsPattern("ledger\\s+9\\s+since ")
+                .containsPattern("payouts\\s+9\\s+since ")
                 .contains("batches: pending 2, processing 1, expired 0, done 0, failed 0; oldest pending ")
                 .contains("slot runs in progress: 1, expired: 1")
                 .containsPattern("report\\s+2026-11-30T10:00:00Z\\s+r1\\s+fence 1 .*EXPIRED");
 
-        Run declined = runWithInput("no\n", args(credentials, "rebase", "--jdbc", url, "--resource", "ledger",
-                "--token", "3", "--operator", "alice", "--reason", "ZooKeeper rebuilt"));
+        Run declined = runWithInput(
+                "no\n",
+                args(
+                        credentials,
+                        "rebase",
+                        "--jdbc",
+                        url,
+                        "--resource",
+                        "ledger",
+                        "--token",
+                        "3",
+                        "--operator",
+                        "alice",
+                        "--reason",
+                        "ZooKeeper rebuilt"));
         assertThat(declined.exitCode()).as(declined.all()).isEqualTo(1);
-        assertThat(declined.out()).contains("Re-base the fence of 'ledger' from 9 to 3?")
+        assertThat(declined.out())
+                .contains("Re-base the fence of 'ledger' from 9 to 3?")
                 .contains("not re-based: the mark of 'ledger' is still 9");
         assertThat(gate.highestToken("ledger")).hasValue(9);
 
-        Run rebased = Run.of(args(credentials, "rebase", "--jdbc", url, "--resource", "ledger", "--token", "3",
-                "--operator", "alice", "--reason", "ZooKeeper rebuilt", "--yes"));
+        Run rebased = Run.of(args(
+                credentials,
+                "rebase",
+                "--jdbc",
+                url,
+                "--resource",
+                "ledger",
+                "--token",
+                "3",
+                "--operator",
+                "alice",
+                "--reason",
+                "ZooKeeper rebuilt",
+                "--yes"));
         assertThat(rebased.exitCode()).as(rebased.all()).isZero();
-        assertThat(rebased.out().strip()).isEqualTo("fence of 'ledger' re-based from 9 to 3 by alice: ZooKeeper"
-                + " rebuilt");
+        assertThat(rebased.out().strip())
+                .isEqualTo("fence of 'ledger' re-based from 9 to 3 by alice: ZooKeeper" + " rebuilt");
         assertThat(gate.highestToken("ledger")).hasValue(3);
 
         Run one = Run.of(args(credentials, "inspect", "--jdbc", url, "ledger"));
         assertThat(one.exitCode()).as(one.all()).isZero();
-        List<String> history = one.out().lines().filter(l -> l.matches("  \\d{4}-.*")).toList();
+        List<String> history =
+                one.out().lines().filter(l -> l.matches("  \\d{4}-.*")).toList();
         assertThat(one.out()).as(one.all()).contains("fence ledger: mark 3 since ");
         assertThat(history).as(one.all()).hasSize(3);
         assertThat(history.get(0)).containsPattern("rebased\\s+3\\s+after 9\\s+by alice: ZooKeeper rebuilt");
@@ -212,7 +258,9 @@ class OpsCommandsTest {
         assertThat(history.get(2)).containsPattern("raised\\s+5\\s+after none\\s+by billing-a");
 
         Run json = Run.of(args(credentials, "inspect", "--jdbc", url, "ledger", "--json"));
-        assertThat(json.out()).as(json.all()).startsWith("{\"resource\":\"ledger\",\"mark\":3,\"history\":[")
+        assertThat(json.out())
+                .as(json.all())
+                .startsWith("{\"resource\":\"ledger\",\"mark\":3,\"history\":[")
                 .contains("\"kind\":\"rebased\",\"token\":3,\"previous\":9,\"holder\":\"alice\"")
                 .contains("\"batches\":{\"pending\":2,\"processing\":1,");
 
@@ -223,9 +271,10 @@ class OpsCommandsTest {
     }
 
     private static int expiredSlots(DataSource ds) {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM leasehold_slot_runs"
-                     + " WHERE lease_until < CURRENT_TIMESTAMP")) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(
+                        "SELECT COUNT(*) FROM leasehold_slot_runs" + " WHERE lease_until < CURRENT_TIMESTAMP")) {
             rs.next();
             return rs.getInt(1);
         } catch (SQLException e) {
