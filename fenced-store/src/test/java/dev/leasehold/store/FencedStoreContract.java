@@ -19,17 +19,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The fenced store's contract, run against every database (see the subclasses). Threads are real; their order is
@@ -60,7 +59,9 @@ abstract class FencedStoreContract {
     private FenceGate gate;
     private BatchClaims batches;
     private SlotRuns slots;
-    private final List<ExecutorService> executors = new ArrayList<>();
+
+    @RegisterExtension
+    final TestThreads threads = new TestThreads();
 
     @BeforeEach
     void cleanSchema() throws SQLException {
@@ -86,15 +87,8 @@ abstract class FencedStoreContract {
         slots = new SlotRuns(ds);
     }
 
-    @AfterEach
-    void stopThreads() {
-        executors.forEach(ExecutorService::shutdownNow);
-    }
-
     private ExecutorService threads(int n) {
-        ExecutorService executor = Executors.newFixedThreadPool(n);
-        executors.add(executor);
-        return executor;
+        return threads.fixed(n);
     }
 
     private static FencedWork insertWrite(String resource, long token, String note) {

@@ -17,15 +17,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The outbox's and the relay's contract, run against every database (see the subclasses). Threads are real; their
@@ -42,7 +41,9 @@ abstract class OutboxContract {
     private DataSource ds;
     private FenceGate gate;
     private Outbox outbox;
-    private final List<ExecutorService> executors = new ArrayList<>();
+
+    @RegisterExtension
+    final TestThreads threads = new TestThreads();
 
     @BeforeEach
     void cleanSchema() throws SQLException {
@@ -60,15 +61,8 @@ abstract class OutboxContract {
         outbox = new Outbox(ds);
     }
 
-    @AfterEach
-    void stopThreads() {
-        executors.forEach(ExecutorService::shutdownNow);
-    }
-
     private ExecutorService threads(int n) {
-        ExecutorService executor = Executors.newFixedThreadPool(n);
-        executors.add(executor);
-        return executor;
+        return threads.fixed(n);
     }
 
     private static IdempotencyKey key(String customer) {

@@ -22,7 +22,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,10 +29,10 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -101,7 +100,9 @@ abstract class TransactionOwnershipContract {
     }
 
     private final Map<Isolation, HikariDataSource> pools = new EnumMap<>(Isolation.class);
-    private final List<ExecutorService> executors = new ArrayList<>();
+
+    @RegisterExtension
+    final TestThreads threads = new TestThreads();
 
     @BeforeEach
     void cleanTables() throws SQLException {
@@ -114,12 +115,6 @@ abstract class TransactionOwnershipContract {
                 s.execute("DELETE FROM " + table);
             }
         }
-    }
-
-    @AfterEach
-    void stopThreads() {
-        executors.forEach(ExecutorService::shutdownNow);
-        executors.clear();
     }
 
     @AfterAll
@@ -151,9 +146,7 @@ abstract class TransactionOwnershipContract {
     }
 
     private ExecutorService threads(int n) {
-        ExecutorService executor = Executors.newFixedThreadPool(n);
-        executors.add(executor);
-        return executor;
+        return threads.fixed(n);
     }
 
     static void insert(Connection tx, String resource, long token, String note) throws SQLException {
