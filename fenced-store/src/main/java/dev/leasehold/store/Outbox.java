@@ -161,9 +161,9 @@ public final class Outbox {
                                         row.getInt("attempts"),
                                         row.getString("owner"),
                                         row.getLong("fence"),
-                                        OutboxSql.instant(row, "next_attempt_at"),
+                                        Jdbc.instant(row, "next_attempt_at"),
                                         row.getString("last_error"),
-                                        OutboxSql.instant(row, "delivered_at")),
+                                        Jdbc.instant(row, "delivered_at")),
                                 key.value()))
                 .stream()
                 .findFirst();
@@ -225,7 +225,7 @@ public final class Outbox {
         Args.notNull(key, "key");
         return context.jdbc().inTransaction("requeueing outbox intent '" + key + "'", connection -> {
             SqlDialect dialect = sql.on(connection);
-            return OutboxSql.oneRow(
+            return Jdbc.oneRow(
                     Jdbc.update(
                             connection,
                             "UPDATE " + dialect.tables.outbox() + " SET status = '"

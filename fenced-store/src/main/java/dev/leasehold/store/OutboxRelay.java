@@ -149,7 +149,7 @@ public final class OutboxRelay {
         Args.notNull(claim, "claim");
         return context.jdbc().inTransaction("renewing the claim on outbox intent '" + claim.key() + "'", c -> {
             SqlDialect dialect = sql.on(c);
-            return OutboxSql.oneRow(
+            return Jdbc.oneRow(
                     Jdbc.update(
                             c,
                             "UPDATE " + dialect.tables.outbox() + " SET lease_until = "
@@ -173,7 +173,7 @@ public final class OutboxRelay {
         Args.notNull(claim, "claim");
         boolean recorded = context.jdbc().inTransaction("recording the delivery of '" + claim.key() + "'", c -> {
             SqlDialect dialect = sql.on(c);
-            return OutboxSql.oneRow(
+            return Jdbc.oneRow(
                     Jdbc.update(
                             c,
                             "UPDATE " + dialect.tables.outbox() + " SET status = '"
@@ -222,7 +222,7 @@ public final class OutboxRelay {
                             config.backoffMillisAfter(claim.attempt()),
                             claim.key().value(),
                             claim.fence());
-            return OutboxSql.oneRow(count, "failed attempt");
+            return Jdbc.oneRow(count, "failed attempt");
         });
         if (!recorded) {
             return lost(claim, "failed attempt");

@@ -9,7 +9,6 @@ import dev.leasehold.store.StoreConfig;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -62,7 +61,7 @@ public final class OutboxSql {
         String key = intent.key().value();
         boolean inserted;
         try {
-            inserted = oneRow(
+            inserted = Jdbc.oneRow(
                     Jdbc.update(
                             tx,
                             sql.insertIfAbsent(
@@ -190,18 +189,6 @@ public final class OutboxSql {
 
     private static String claimUpdate(SqlDialect sql, String which) {
         return sql.returning(claimSet(sql) + " WHERE idem_key = " + which, CLAIM_COLUMNS);
-    }
-
-    /** 0 rows: the race was lost or the claim is gone. 1: done. More: a bug, since every such update names a key. */
-    public static boolean oneRow(int count, String operation) {
-        if (count > 1) {
-            throw new IllegalStateException(operation + " changed " + count + " rows, expected 0 or 1: a bug");
-        }
-        return count == 1;
-    }
-
-    public static Instant instant(ResultSet row, String column) throws SQLException {
-        return Jdbc.instant(row, column);
     }
 
     private static OutboxClaim claimRow(ResultSet row) throws SQLException {
