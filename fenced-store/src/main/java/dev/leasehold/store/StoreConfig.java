@@ -1,5 +1,7 @@
 package dev.leasehold.store;
 
+import dev.leasehold.store.claims.BatchClaims;
+import dev.leasehold.store.slots.SlotRuns;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.regex.Pattern;

@@ -1,5 +1,8 @@
 package dev.leasehold.store;
 
+import dev.leasehold.store.claims.BatchClaims;
+import dev.leasehold.store.slots.SlotRuns;
+
 /**
  * Told what the store's calls decided, for metrics and logs: every fence write, every claim outcome, every slot
  * outcome. Given through {@link StoreConfig#withListener(StoreListener)}; every method is a no-op by default.

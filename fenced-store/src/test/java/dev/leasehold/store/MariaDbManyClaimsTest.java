@@ -2,7 +2,11 @@ package dev.leasehold.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leasehold.store.claims.BatchClaim;
+import dev.leasehold.store.claims.BatchClaims;
 import dev.leasehold.store.internal.MariaDbManyClaimsAccess;
+import dev.leasehold.store.testing.MariaDb;
+import dev.leasehold.store.testing.WithMariaDb;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;

@@ -1,8 +1,8 @@
 package dev.leasehold.store.internal;
 
-import dev.leasehold.store.BatchClaim;
 import dev.leasehold.store.Database;
-import dev.leasehold.store.SlotClaim;
+import dev.leasehold.store.claims.BatchClaim;
+import dev.leasehold.store.slots.SlotClaim;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

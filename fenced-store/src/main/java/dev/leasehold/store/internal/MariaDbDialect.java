@@ -1,9 +1,9 @@
 package dev.leasehold.store.internal;
 
-import dev.leasehold.store.BatchClaim;
 import dev.leasehold.store.Database;
-import dev.leasehold.store.SlotClaim;
 import dev.leasehold.store.StoreException;
+import dev.leasehold.store.claims.BatchClaim;
+import dev.leasehold.store.slots.SlotClaim;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;

@@ -1,6 +1,6 @@
 package dev.leasehold.store.internal;
 
-import dev.leasehold.store.BatchClaim;
+import dev.leasehold.store.claims.BatchClaim;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;

@@ -1,11 +1,11 @@
 package dev.leasehold.store.internal;
 
 import dev.leasehold.store.Database;
-import dev.leasehold.store.IdempotencyKey;
-import dev.leasehold.store.OutboxClaim;
-import dev.leasehold.store.OutboxIntent;
-import dev.leasehold.store.RecordOutcome;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.outbox.IdempotencyKey;
+import dev.leasehold.store.outbox.OutboxClaim;
+import dev.leasehold.store.outbox.OutboxIntent;
+import dev.leasehold.store.outbox.RecordOutcome;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

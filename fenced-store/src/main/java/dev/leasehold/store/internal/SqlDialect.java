@@ -1,8 +1,8 @@
 package dev.leasehold.store.internal;
 
-import dev.leasehold.store.BatchClaim;
 import dev.leasehold.store.Database;
-import dev.leasehold.store.SlotClaim;
+import dev.leasehold.store.claims.BatchClaim;
+import dev.leasehold.store.slots.SlotClaim;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -333,7 +333,7 @@ public abstract class SqlDialect {
         return statements;
     }
 
-    /** The outbox's table and indexes ({@link dev.leasehold.store.Outbox}). */
+    /** The outbox's table and indexes ({@link dev.leasehold.store.outbox.Outbox}). */
     private List<String> v3() {
         return List.of(
                 "CREATE TABLE IF NOT EXISTS " + tables.outbox() + " ("

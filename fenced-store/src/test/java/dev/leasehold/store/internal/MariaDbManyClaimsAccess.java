@@ -1,8 +1,8 @@
 package dev.leasehold.store.internal;
 
-import dev.leasehold.store.BatchClaim;
 import dev.leasehold.store.Database;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.claims.BatchClaim;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
