@@ -1,8 +1,5 @@
 package dev.leasehold.store;
 
-import dev.leasehold.store.claims.BatchClaims;
-import dev.leasehold.store.slots.SlotRuns;
-
 /**
  * Told what the store's calls decided, for metrics and logs: every fence write, every claim outcome, every slot
  * outcome. Given through {@link StoreConfig#withListener(StoreListener)}; every method is a no-op by default.
@@ -30,7 +27,7 @@ public interface StoreListener {
     default void fenceWrite(String resource, long token, FenceOutcome outcome) {}
 
     /**
-     * A call of {@link BatchClaims} decided {@code count} batches' fate the same way (a {@code claimUpTo} that
+     * A call of {@link dev.leasehold.store.claims.BatchClaims} decided {@code count} batches' fate the same way (a {@code claimUpTo} that
      * claims 7 batches is one call with {@code CLAIMED, 7}).
      *
      * @param outcome what was decided
@@ -39,7 +36,7 @@ public interface StoreListener {
     default void claims(ClaimOutcome outcome, int count) {}
 
     /**
-     * A call of {@link SlotRuns} on {@code job} decided {@code count} slots' fate the same way.
+     * A call of {@link dev.leasehold.store.slots.SlotRuns} on {@code job} decided {@code count} slots' fate the same way.
      *
      * @param job     the job the slots belong to
      * @param outcome what was decided

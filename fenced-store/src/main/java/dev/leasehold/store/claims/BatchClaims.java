@@ -4,6 +4,8 @@ import dev.leasehold.store.ClaimOutcome;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StoreConfig;
 import dev.leasehold.store.internal.Args;
+import dev.leasehold.store.internal.BatchKey;
+import dev.leasehold.store.internal.BatchRow;
 import dev.leasehold.store.internal.Jdbc;
 import dev.leasehold.store.internal.Retention;
 import dev.leasehold.store.internal.SqlDialect;
@@ -134,17 +136,17 @@ public final class BatchClaims {
         long leaseMillis = Args.leaseMillis(lease);
         String operation = "claiming a batch for '" + owner + "'";
         int maxAttempts = config.maxAttempts();
-        Optional<BatchClaim> claimed = context.jdbc()
+        Optional<BatchRow> claimed = context.jdbc()
                 .withConnection(
                         operation,
                         connection -> context.sql().claimsInOneStatement()
                                 ? context.sql().claimBatch(connection, owner, leaseMillis, maxAttempts)
                                 : null);
-        if (claimed != null) {
-            return claimed; // one statement, committed on its own: one round trip
-        }
-        return context.jdbc()
-                .inTransaction(operation, tx -> context.sql().claimBatch(tx, owner, leaseMillis, maxAttempts));
+        if (claimed == null) {
+            claimed = context.jdbc()
+                    .inTransaction(operation, tx -> context.sql().claimBatch(tx, owner, leaseMillis, maxAttempts));
+        } // else one statement, committed on its own: one round trip
+        return claimed.map(BatchClaims::claim);
     }
 
     /**
@@ -178,17 +180,17 @@ public final class BatchClaims {
         ClaimLists.max(max);
         String operation = "claiming up to " + max + " batches for '" + owner + "'";
         int maxAttempts = config.maxAttempts();
-        List<BatchClaim> claimed = context.jdbc()
+        List<BatchRow> claimed = context.jdbc()
                 .withConnection(
                         operation,
                         connection -> context.sql().claimsInOneStatement()
                                 ? context.sql().claimBatches(connection, owner, leaseMillis, maxAttempts, max)
                                 : null);
-        if (claimed != null) {
-            return claimed; // one statement, committed on its own: one round trip
-        }
-        return context.jdbc()
-                .inTransaction(operation, tx -> context.sql().claimBatches(tx, owner, leaseMillis, maxAttempts, max));
+        if (claimed == null) {
+            claimed = context.jdbc().inTransaction(operation, tx -> context.sql()
+                    .claimBatches(tx, owner, leaseMillis, maxAttempts, max));
+        } // else one statement, committed on its own: one round trip
+        return claimed.stream().map(BatchClaims::claim).toList();
     }
 
     /**
@@ -230,14 +232,17 @@ public final class BatchClaims {
             return new FinishOutcome(List.of(), List.of());
         }
         String operation = "finishing " + given.size() + " batches";
+        List<BatchKey> keys = given.stream()
+                .map(claim -> new BatchKey(claim.batchId(), claim.fence()))
+                .toList();
         Set<String> done = context.jdbc()
                 .withConnection(
                         operation,
                         connection -> context.sql().claimsInOneStatement()
-                                ? context.sql().finishBatches(connection, given, result)
+                                ? context.sql().finishBatches(connection, keys, result)
                                 : null);
         if (done == null) {
-            done = context.jdbc().inTransaction(operation, tx -> context.sql().finishBatches(tx, given, result));
+            done = context.jdbc().inTransaction(operation, tx -> context.sql().finishBatches(tx, keys, result));
         }
         List<BatchClaim> finished = new ArrayList<>();
         List<BatchClaim> refused = new ArrayList<>();
@@ -457,5 +462,10 @@ public final class BatchClaims {
                                 batchId))
                 .stream()
                 .findFirst();
+    }
+
+    /** The public claim of a claimed row. */
+    private static BatchClaim claim(BatchRow row) {
+        return new BatchClaim(row.batchId(), row.owner(), row.fence(), row.payload(), row.attempt(), row.leaseUntil());
     }
 }

@@ -1,8 +1,6 @@
 package dev.leasehold.store.internal;
 
 import dev.leasehold.store.Database;
-import dev.leasehold.store.claims.BatchClaim;
-import dev.leasehold.store.slots.SlotClaim;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -76,7 +74,7 @@ final class H2Dialect extends SqlDialect {
      * concurrent sweeper skips them all until this transaction ends.
      */
     @Override
-    public List<SlotClaim> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)
+    public List<SlotRow> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)
             throws SQLException {
         return Jdbc.query(
                 tx,
@@ -123,7 +121,7 @@ final class H2Dialect extends SqlDialect {
      * others means they are being claimed right now).
      */
     @Override
-    public Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
+    public Optional<BatchRow> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
             throws SQLException {
         String batches = tables.batches();
         List<Candidate> expiredPage = Jdbc.query(
@@ -132,7 +130,7 @@ final class H2Dialect extends SqlDialect {
                         + PAGE + " ROWS ONLY",
                 H2Dialect::candidate);
         for (Candidate candidate : expiredPage) {
-            Optional<BatchClaim> claim = tryLock(tx, candidate, expired(), owner, leaseMillis, maxAttempts);
+            Optional<BatchRow> claim = tryLock(tx, candidate, expired(), owner, leaseMillis, maxAttempts);
             if (claim.isPresent()) {
                 return claim;
             }
@@ -146,7 +144,7 @@ final class H2Dialect extends SqlDialect {
                     H2Dialect::candidate,
                     after);
             for (Candidate candidate : page) {
-                Optional<BatchClaim> claim =
+                Optional<BatchRow> claim =
                         tryLock(tx, candidate, "status = 'pending'", owner, leaseMillis, maxAttempts);
                 if (claim.isPresent()) {
                     return claim;
@@ -164,7 +162,7 @@ final class H2Dialect extends SqlDialect {
     }
 
     /** Locks the candidate if nobody holds it; claims it if it is still {@code claimable}. */
-    private Optional<BatchClaim> tryLock(
+    private Optional<BatchRow> tryLock(
             Connection tx, Candidate candidate, String claimable, String owner, long leaseMillis, int maxAttempts)
             throws SQLException {
         List<int[]> locked = Jdbc.query(
@@ -199,14 +197,14 @@ final class H2Dialect extends SqlDialect {
 
     /** Pages of candidates locked a page at a time: see {@link H2ManyClaims}. */
     @Override
-    public List<BatchClaim> claimBatches(Connection tx, String owner, long leaseMillis, int maxAttempts, int max)
+    public List<BatchRow> claimBatches(Connection tx, String owner, long leaseMillis, int maxAttempts, int max)
             throws SQLException {
         return many.claim(tx, owner, leaseMillis, maxAttempts, max);
     }
 
     /** One JDBC batch in the caller's transaction: see {@link H2ManyClaims}. */
     @Override
-    public Set<String> finishBatches(Connection tx, List<BatchClaim> claims, String result) throws SQLException {
+    public Set<String> finishBatches(Connection tx, List<BatchKey> claims, String result) throws SQLException {
         return many.finish(tx, claims, result);
     }
 }

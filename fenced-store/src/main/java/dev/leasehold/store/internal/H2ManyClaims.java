@@ -1,6 +1,5 @@
 package dev.leasehold.store.internal;
 
-import dev.leasehold.store.claims.BatchClaim;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -30,15 +29,14 @@ final class H2ManyClaims {
 
     private record Candidate(String id, long seq) {}
 
-    List<BatchClaim> claim(Connection tx, String owner, long leaseMillis, int maxAttempts, int max)
-            throws SQLException {
+    List<BatchRow> claim(Connection tx, String owner, long leaseMillis, int maxAttempts, int max) throws SQLException {
         String batches = sql.tables.batches();
         List<Candidate> expired = Jdbc.query(
                 tx,
                 "SELECT id, seq FROM " + batches + " WHERE " + sql.expired()
                         + " ORDER BY status, lease_until FETCH FIRST " + max + " ROWS ONLY",
                 H2ManyClaims::candidate);
-        List<BatchClaim> claimed = new ArrayList<>(lock(tx, expired, owner, leaseMillis, maxAttempts));
+        List<BatchRow> claimed = new ArrayList<>(lock(tx, expired, owner, leaseMillis, maxAttempts));
         long after = Long.MIN_VALUE;
         while (claimed.size() < max) {
             int want = max - claimed.size();
@@ -66,7 +64,7 @@ final class H2ManyClaims {
      * still claimable (another claimer may have taken one between the read and the lock). Returns the claims in the
      * candidates' order.
      */
-    private List<BatchClaim> lock(
+    private List<BatchRow> lock(
             Connection tx, List<Candidate> candidates, String owner, long leaseMillis, int maxAttempts)
             throws SQLException {
         if (candidates.isEmpty()) {
@@ -125,14 +123,13 @@ final class H2ManyClaims {
     }
 
     /** One JDBC batch of conditional updates, in id order (so that two finishes never deadlock), in {@code tx}. */
-    Set<String> finish(Connection tx, List<BatchClaim> claims, String result) throws SQLException {
-        List<BatchClaim> byId = claims.stream()
-                .sorted(Comparator.comparing(BatchClaim::batchId))
-                .toList();
+    Set<String> finish(Connection tx, List<BatchKey> claims, String result) throws SQLException {
+        List<BatchKey> byId =
+                claims.stream().sorted(Comparator.comparing(BatchKey::batchId)).toList();
         Set<String> finished = new HashSet<>();
         try (PreparedStatement statement =
                 tx.prepareStatement(sql.finishSet() + " WHERE id = ? AND fence = ? AND status = 'processing'")) {
-            for (BatchClaim claim : byId) {
+            for (BatchKey claim : byId) {
                 statement.setString(1, result);
                 statement.setString(2, claim.batchId());
                 statement.setLong(3, claim.fence());

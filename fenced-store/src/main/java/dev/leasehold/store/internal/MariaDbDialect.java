@@ -2,8 +2,6 @@ package dev.leasehold.store.internal;
 
 import dev.leasehold.store.Database;
 import dev.leasehold.store.StoreException;
-import dev.leasehold.store.claims.BatchClaim;
-import dev.leasehold.store.slots.SlotClaim;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -190,7 +188,7 @@ final class MariaDbDialect extends SqlDialect {
      * READ COMMITTED keeps the lock of the row it returns only. Needs {@code tx} to be a transaction.
      */
     @Override
-    public Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
+    public Optional<BatchRow> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
             throws SQLException {
         List<String> picked = pick(tx, maxAttempts, 1);
         if (picked.isEmpty()) {
@@ -242,19 +240,19 @@ final class MariaDbDialect extends SqlDialect {
      * Claims up to {@code max} batches with the order and rules of {@link #claimBatch} (issue 16's {@code claimUpTo};
      * once this meets {@code SqlDialect.claimBatches}, it implements it). See {@link MariaDbManyClaims}.
      */
-    public List<BatchClaim> claimBatches(Connection tx, String owner, long leaseMillis, int maxAttempts, int max)
+    public List<BatchRow> claimBatches(Connection tx, String owner, long leaseMillis, int maxAttempts, int max)
             throws SQLException {
         return many.claim(tx, owner, leaseMillis, maxAttempts, max);
     }
 
     /** Issue 16's {@code finishAll} (implements {@code SqlDialect.finishBatches}). See {@link MariaDbManyClaims}. */
-    public Set<String> finishBatches(Connection tx, List<BatchClaim> claims, String result) throws SQLException {
+    public Set<String> finishBatches(Connection tx, List<BatchKey> claims, String result) throws SQLException {
         return many.finish(tx, claims, result);
     }
 
     /** Locks the expired slots (SKIP LOCKED), then takes them over with one UPDATE by key and reads them back. */
     @Override
-    public List<SlotClaim> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)
+    public List<SlotRow> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)
             throws SQLException {
         String table = tables.slotRuns();
         List<Instant> slots = skipLockedExplained(ignored -> Jdbc.query(

@@ -1,6 +1,5 @@
 package dev.leasehold.store.internal;
 
-import dev.leasehold.store.claims.BatchClaim;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -27,8 +26,7 @@ final class MariaDbManyClaims {
     }
 
     /** Up to {@code max} claims, in the order they were picked. */
-    List<BatchClaim> claim(Connection tx, String owner, long leaseMillis, int maxAttempts, int max)
-            throws SQLException {
+    List<BatchRow> claim(Connection tx, String owner, long leaseMillis, int maxAttempts, int max) throws SQLException {
         List<String> picked = sql.pick(tx, maxAttempts, max);
         if (picked.isEmpty()) {
             return List.of();
@@ -37,8 +35,8 @@ final class MariaDbManyClaims {
         List<Object> params = new ArrayList<>(List.of(owner, leaseMillis));
         params.addAll(picked);
         Jdbc.update(tx, sql.claimSet() + in, params.toArray());
-        Map<String, BatchClaim> byId = new HashMap<>();
-        for (BatchClaim claim : Jdbc.query(
+        Map<String, BatchRow> byId = new HashMap<>();
+        for (BatchRow claim : Jdbc.query(
                 tx,
                 "SELECT " + SqlDialect.CLAIM_COLUMNS + " FROM " + sql.tables.batches() + in,
                 SqlDialect::claimRow,
@@ -49,19 +47,18 @@ final class MariaDbManyClaims {
     }
 
     /** The ids of the batches finished; the other claims were stale. */
-    Set<String> finish(Connection tx, List<BatchClaim> claims, String result) throws SQLException {
+    Set<String> finish(Connection tx, List<BatchKey> claims, String result) throws SQLException {
         if (claims.isEmpty()) {
             return Set.of();
         }
-        List<BatchClaim> byId = claims.stream()
-                .sorted(Comparator.comparing(BatchClaim::batchId))
-                .toList();
+        List<BatchKey> byId =
+                claims.stream().sorted(Comparator.comparing(BatchKey::batchId)).toList();
         List<Object> params = new ArrayList<>();
         StringBuilder current = new StringBuilder();
-        for (BatchClaim claim : byId) {
+        for (BatchKey claim : byId) {
             params.add(claim.batchId());
         }
-        for (BatchClaim claim : byId) {
+        for (BatchKey claim : byId) {
             current.append(current.length() == 0 ? "" : " OR ").append("(id = ? AND fence = ?)");
             params.add(claim.batchId());
             params.add(claim.fence());

@@ -1,8 +1,6 @@
 package dev.leasehold.store.internal;
 
 import dev.leasehold.store.Database;
-import dev.leasehold.store.claims.BatchClaim;
-import dev.leasehold.store.slots.SlotClaim;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -75,7 +73,7 @@ final class PostgresDialect extends SqlDialect {
 
     /** The expired slots are picked once, in a MATERIALIZED CTE, so the limit holds (see claimBatch). */
     @Override
-    public List<SlotClaim> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)
+    public List<SlotRow> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)
             throws SQLException {
         return Jdbc.query(
                 tx,
@@ -111,7 +109,7 @@ final class PostgresDialect extends SqlDialect {
      * waits on another. Parameters: maxAttempts, owner, lease millis, maxAttempts.
      */
     @Override
-    public Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
+    public Optional<BatchRow> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
             throws SQLException {
         String batches = tables.batches();
         String sql = "WITH used_up AS MATERIALIZED (SELECT id FROM " + batches + " WHERE " + expired()
@@ -138,7 +136,7 @@ final class PostgresDialect extends SqlDialect {
      * Parameters: maxAttempts twice, max twice, owner, lease millis.
      */
     @Override
-    public List<BatchClaim> claimBatches(Connection tx, String owner, long leaseMillis, int maxAttempts, int max)
+    public List<BatchRow> claimBatches(Connection tx, String owner, long leaseMillis, int maxAttempts, int max)
             throws SQLException {
         String batches = tables.batches();
         String sql = "WITH used_up AS MATERIALIZED (SELECT id FROM " + batches + " WHERE " + expired()
@@ -155,7 +153,7 @@ final class PostgresDialect extends SqlDialect {
                 + " claimed AS (" + claimSet() + " WHERE id = ANY (ARRAY(SELECT pick_id FROM picked))"
                 + " RETURNING " + CLAIM_COLUMNS + ", seq)"
                 + " SELECT claimed.*, expired_at FROM claimed JOIN picked ON id = pick_id";
-        record Picked(Instant expiredAt, long seq, BatchClaim claim) {}
+        record Picked(Instant expiredAt, long seq, BatchRow claim) {}
         List<Picked> claimed = Jdbc.query(
                 tx,
                 sql,
@@ -178,7 +176,7 @@ final class PostgresDialect extends SqlDialect {
      * fences in id order (FOR UPDATE re-checks the fence after any wait), the UPDATE changes exactly those.
      */
     @Override
-    public Set<String> finishBatches(Connection tx, List<BatchClaim> claims, String result) throws SQLException {
+    public Set<String> finishBatches(Connection tx, List<BatchKey> claims, String result) throws SQLException {
         String batches = tables.batches();
         String sql = "WITH locked AS MATERIALIZED (SELECT id FROM " + batches + " JOIN unnest(CAST(? AS VARCHAR[]),"
                 + " CAST(? AS BIGINT[])) AS given(given_id, given_fence) ON id = given_id AND fence = given_fence"
@@ -188,11 +186,11 @@ final class PostgresDialect extends SqlDialect {
             statement.setArray(
                     1,
                     tx.createArrayOf(
-                            "varchar", claims.stream().map(BatchClaim::batchId).toArray()));
+                            "varchar", claims.stream().map(BatchKey::batchId).toArray()));
             statement.setArray(
                     2,
                     tx.createArrayOf(
-                            "bigint", claims.stream().map(BatchClaim::fence).toArray()));
+                            "bigint", claims.stream().map(BatchKey::fence).toArray()));
             statement.setString(3, result);
             Set<String> finished = new HashSet<>();
             try (ResultSet rows = statement.executeQuery()) {

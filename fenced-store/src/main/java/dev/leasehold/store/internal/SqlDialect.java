@@ -1,8 +1,6 @@
 package dev.leasehold.store.internal;
 
 import dev.leasehold.store.Database;
-import dev.leasehold.store.claims.BatchClaim;
-import dev.leasehold.store.slots.SlotClaim;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -129,7 +127,7 @@ public abstract class SqlDialect {
      * {@code failed} instead. Each step is a range of one index (never a scan or sort of the table), so a claim
      * costs the same with an empty queue as behind a long backlog.
      */
-    public abstract Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
+    public abstract Optional<BatchRow> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
             throws SQLException;
 
     /**
@@ -143,8 +141,8 @@ public abstract class SqlDialect {
      * lease expired first (longest expired first; one with no attempts left is marked failed instead), then the oldest
      * pending ones, each locked with SKIP LOCKED (never waiting on another claimer). Returned in that order.
      */
-    public abstract List<BatchClaim> claimBatches(
-            Connection tx, String owner, long leaseMillis, int maxAttempts, int max) throws SQLException;
+    public abstract List<BatchRow> claimBatches(Connection tx, String owner, long leaseMillis, int maxAttempts, int max)
+            throws SQLException;
 
     /**
      * Marks done with {@code result} each batch whose current claim is one of {@code claims} (same id and fence, still
@@ -152,8 +150,7 @@ public abstract class SqlDialect {
      *
      * @return the ids of the batches finished; the other claims were stale
      */
-    public abstract Set<String> finishBatches(Connection tx, List<BatchClaim> claims, String result)
-            throws SQLException;
+    public abstract Set<String> finishBatches(Connection tx, List<BatchKey> claims, String result) throws SQLException;
 
     /** Sets a batch done; the condition follows (a WHERE clause). Parameters: result. */
     final String finishSet() {
@@ -170,7 +167,7 @@ public abstract class SqlDialect {
      * Takes over, for {@code runner}, at most {@code limit} running slots of {@code job} whose lease expired, oldest
      * slot first, skipping slots other sweepers hold: {@code fence = fence + 1}, a new lease from the database clock.
      */
-    public abstract List<SlotClaim> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)
+    public abstract List<SlotRow> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)
             throws SQLException;
 
     /** The running slots of {@code job} (a parameter) whose lease ended. */
@@ -183,8 +180,8 @@ public abstract class SqlDialect {
                 + ", fence = fence + 1";
     }
 
-    static SlotClaim slotRow(ResultSet row) throws SQLException {
-        return new SlotClaim(
+    static SlotRow slotRow(ResultSet row) throws SQLException {
+        return new SlotRow(
                 row.getString("job"), Jdbc.instant(row, "slot"), row.getString("runner"), row.getLong("fence"));
     }
 
@@ -209,15 +206,15 @@ public abstract class SqlDialect {
                 + concat("'the lease of attempt '", "attempts", "' ended before it finished; no attempts left'");
     }
 
-    static Optional<BatchClaim> single(List<BatchClaim> claimed) {
+    static Optional<BatchRow> single(List<BatchRow> claimed) {
         if (claimed.size() > 1) {
             throw new IllegalStateException("a claim returned " + claimed.size() + " batches, expected 0 or 1: a bug");
         }
         return claimed.stream().findFirst();
     }
 
-    static BatchClaim claimRow(ResultSet row) throws SQLException {
-        return new BatchClaim(
+    static BatchRow claimRow(ResultSet row) throws SQLException {
+        return new BatchRow(
                 row.getString("id"),
                 row.getString("owner"),
                 row.getLong("fence"),

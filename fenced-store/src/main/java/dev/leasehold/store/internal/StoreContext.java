@@ -74,6 +74,16 @@ public final class StoreContext {
         return current;
     }
 
+    /**
+     * The dialect, detected on {@code connection} if no connection told it yet: for SQL run on a connection that
+     * another store object opened (the outbox's record inside a gate's transaction), where a second connection could
+     * exhaust a pool of one.
+     */
+    public SqlDialect sqlOn(Connection connection) throws SQLException {
+        detectOn(connection);
+        return sql();
+    }
+
     /** Detects the dialect from the connection in hand (never a second connection: a pool of one must suffice). */
     private void detectOn(Connection connection) throws SQLException {
         if (dialect != null) {

@@ -75,7 +75,7 @@ public final class Outbox {
      */
     public Outbox(DataSource ds, StoreConfig config) {
         this.context = new StoreContext(ds, config);
-        this.sql = new OutboxSql(config);
+        this.sql = new OutboxSql(context);
         this.gate = new FenceGate(ds, config);
     }
 
@@ -93,7 +93,7 @@ public final class Outbox {
      */
     public RecordOutcome record(String resource, long token, OutboxIntent intent) {
         Args.notNull(intent, "intent");
-        return gate.call(resource, token, tx -> sql.insert(tx, resource, token, intent));
+        return gate.call(resource, token, tx -> insert(tx, resource, token, intent));
     }
 
     /**
@@ -134,7 +134,13 @@ public final class Outbox {
                     + resource + "' with token " + token + ", but the fence of '" + resource + "' is "
                     + (mark.isEmpty() ? "not set" : "at " + mark.get(0)) + "; nothing was recorded");
         }
-        return sql.insert(tx, resource, token, intent);
+        return insert(tx, resource, token, intent);
+    }
+
+    private RecordOutcome insert(Connection tx, String resource, long token, OutboxIntent intent) throws SQLException {
+        boolean inserted = sql.insert(
+                tx, resource, token, intent.key().value(), intent.destination(), intent.payload(), intent.ordered());
+        return inserted ? RecordOutcome.RECORDED : RecordOutcome.ALREADY_RECORDED;
     }
 
     /**

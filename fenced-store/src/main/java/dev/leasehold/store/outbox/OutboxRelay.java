@@ -70,7 +70,7 @@ public final class OutboxRelay {
         this.relayId = Args.name(relayId, "relayId");
         this.config = Args.notNull(config, "config");
         this.context = new StoreContext(ds, Args.notNull(storeConfig, "storeConfig"));
-        this.sql = new OutboxSql(storeConfig);
+        this.sql = new OutboxSql(context);
     }
 
     /** @return this relay's name, as given to the constructor */
@@ -134,8 +134,15 @@ public final class OutboxRelay {
     public Optional<OutboxClaim> claimNext() {
         long leaseMillis = config.lease().toMillis();
         String operation = "claiming an outbox intent for relay '" + relayId + "'";
-        Optional<OutboxClaim> claimed =
-                context.jdbc().inTransaction(operation, tx -> sql.claim(tx, relayId, leaseMillis));
+        Optional<OutboxClaim> claimed = context.jdbc()
+                .inTransaction(operation, tx -> sql.claim(tx, relayId, leaseMillis))
+                .map(row -> new OutboxClaim(
+                        new IdempotencyKey(row.key()),
+                        row.destination(),
+                        row.payload(),
+                        row.relay(),
+                        row.fence(),
+                        row.attempt()));
         claimed.ifPresent(c -> log.debug(
                 "relay '{}' claimed intent '{}' (fence {}, attempt {})", relayId, c.key(), c.fence(), c.attempt()));
         return claimed;

@@ -149,8 +149,13 @@ public final class SlotRuns {
         Args.name(job, "job");
         Args.name(runner, "runner");
         long leaseMillis = Args.leaseMillis(lease);
-        return context.jdbc().inTransaction("sweeping expired slots of '" + job + "'", tx -> context.sql()
-                .sweepSlots(tx, job, runner, leaseMillis, config.sweepLimit()));
+        return context
+                .jdbc()
+                .inTransaction("sweeping expired slots of '" + job + "'", tx -> context.sql()
+                        .sweepSlots(tx, job, runner, leaseMillis, config.sweepLimit()))
+                .stream()
+                .map(row -> new SlotClaim(row.job(), row.slot(), row.runner(), row.fence()))
+                .toList();
     }
 
     /**

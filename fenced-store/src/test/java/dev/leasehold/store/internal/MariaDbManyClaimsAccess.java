@@ -2,7 +2,6 @@ package dev.leasehold.store.internal;
 
 import dev.leasehold.store.Database;
 import dev.leasehold.store.StoreConfig;
-import dev.leasehold.store.claims.BatchClaim;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -17,12 +16,12 @@ public final class MariaDbManyClaimsAccess {
         return (MariaDbDialect) SqlDialect.of(Database.MARIADB, new Tables(StoreConfig.DEFAULT_PREFIX));
     }
 
-    public static List<BatchClaim> claim(Connection tx, String owner, long leaseMillis, int maxAttempts, int max)
+    public static List<BatchRow> claim(Connection tx, String owner, long leaseMillis, int maxAttempts, int max)
             throws SQLException {
         return dialect().claimBatches(tx, owner, leaseMillis, maxAttempts, max);
     }
 
-    public static Set<String> finish(Connection tx, List<BatchClaim> claims, String result) throws SQLException {
+    public static Set<String> finish(Connection tx, List<BatchKey> claims, String result) throws SQLException {
         return dialect().finishBatches(tx, claims, result);
     }
 }

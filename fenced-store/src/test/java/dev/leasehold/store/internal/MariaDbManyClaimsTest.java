@@ -1,10 +1,9 @@
-package dev.leasehold.store;
+package dev.leasehold.store.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leasehold.store.claims.BatchClaim;
+import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.claims.BatchClaims;
-import dev.leasehold.store.internal.MariaDbManyClaimsAccess;
 import dev.leasehold.store.testing.MariaDb;
 import dev.leasehold.store.testing.WithMariaDb;
 import java.sql.Connection;
@@ -42,24 +41,19 @@ class MariaDbManyClaimsTest {
         }
         try (Connection first = transaction();
                 Connection second = transaction()) {
-            List<BatchClaim> mine = MariaDbManyClaimsAccess.claim(first, "w1", 60_000, 3, 3);
+            List<BatchRow> mine = MariaDbManyClaimsAccess.claim(first, "w1", 60_000, 3, 3);
             // the first claimer's rows are still locked: the second skips them, never waits
-            List<BatchClaim> theirs = MariaDbManyClaimsAccess.claim(second, "w2", 60_000, 3, 10);
+            List<BatchRow> theirs = MariaDbManyClaimsAccess.claim(second, "w2", 60_000, 3, 10);
             first.commit();
             second.commit();
-            assertThat(mine).extracting(BatchClaim::batchId).containsExactly("b0", "b1", "b2");
-            assertThat(mine).extracting(BatchClaim::fence).containsOnly(1L);
-            assertThat(theirs).extracting(BatchClaim::batchId).containsExactly("b3", "b4");
+            assertThat(mine).extracting(BatchRow::batchId).containsExactly("b0", "b1", "b2");
+            assertThat(mine).extracting(BatchRow::fence).containsOnly(1L);
+            assertThat(theirs).extracting(BatchRow::batchId).containsExactly("b3", "b4");
 
-            List<BatchClaim> toFinish = new ArrayList<>(mine);
-            BatchClaim stale = theirs.get(0);
-            toFinish.add(new BatchClaim(
-                    stale.batchId(),
-                    stale.owner(),
-                    stale.fence() - 1,
-                    stale.payload(),
-                    stale.attempt(),
-                    stale.leaseUntil()));
+            List<BatchKey> toFinish = new ArrayList<>();
+            mine.forEach(claim -> toFinish.add(new BatchKey(claim.batchId(), claim.fence())));
+            BatchRow stale = theirs.get(0);
+            toFinish.add(new BatchKey(stale.batchId(), stale.fence() - 1));
             assertThat(MariaDbManyClaimsAccess.finish(first, toFinish, "ok"))
                     .containsExactlyInAnyOrder("b0", "b1", "b2");
             first.commit();
