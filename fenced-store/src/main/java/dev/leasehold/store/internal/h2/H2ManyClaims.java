@@ -1,5 +1,9 @@
-package dev.leasehold.store.internal;
+package dev.leasehold.store.internal.h2;
 
+import dev.leasehold.store.internal.BatchKey;
+import dev.leasehold.store.internal.BatchRow;
+import dev.leasehold.store.internal.Jdbc;
+import dev.leasehold.store.internal.SqlDialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -1,6 +1,13 @@
-package dev.leasehold.store.internal;
+package dev.leasehold.store.internal.postgres;
 
 import dev.leasehold.store.Database;
+import dev.leasehold.store.internal.BatchKey;
+import dev.leasehold.store.internal.BatchRow;
+import dev.leasehold.store.internal.Jdbc;
+import dev.leasehold.store.internal.SlotRow;
+import dev.leasehold.store.internal.SqlDialect;
+import dev.leasehold.store.internal.Tables;
+import dev.leasehold.store.internal.TxDialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,9 +23,14 @@ import java.util.Set;
  * PostgreSQL 12 or later: ON CONFLICT, RETURNING, partial indexes, advisory locks.
  * Immutable and thread-safe.
  */
-final class PostgresDialect extends SqlDialect {
-    PostgresDialect(Tables tables) {
+public final class PostgresDialect extends SqlDialect {
+    public PostgresDialect(Tables tables) {
         super(tables);
+    }
+
+    @Override
+    public TxDialect tx(long lockTimeoutMillis) {
+        return new PostgresTx(lockTimeoutMillis);
     }
 
     @Override
@@ -89,7 +101,7 @@ final class PostgresDialect extends SqlDialect {
 
     /** Partial indexes: only the rows a claim (or a purge) looks for are in them. */
     @Override
-    List<String> batchIndexes() {
+    public List<String> batchIndexes() {
         return List.of(
                 "CREATE INDEX IF NOT EXISTS " + tables.batches() + "_pending ON " + tables.batches()
                         + " (seq) WHERE status = 'pending'",

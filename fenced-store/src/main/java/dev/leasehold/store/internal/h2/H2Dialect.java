@@ -1,6 +1,13 @@
-package dev.leasehold.store.internal;
+package dev.leasehold.store.internal.h2;
 
 import dev.leasehold.store.Database;
+import dev.leasehold.store.internal.BatchKey;
+import dev.leasehold.store.internal.BatchRow;
+import dev.leasehold.store.internal.Jdbc;
+import dev.leasehold.store.internal.SlotRow;
+import dev.leasehold.store.internal.SqlDialect;
+import dev.leasehold.store.internal.Tables;
+import dev.leasehold.store.internal.TxDialect;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -12,11 +19,16 @@ import java.util.Set;
  * H2 2.x: {@code FINAL TABLE} for RETURNING, no partial indexes, and a {@code FOR UPDATE} that locks every row it
  * reads. Immutable and thread-safe.
  */
-final class H2Dialect extends SqlDialect {
+public final class H2Dialect extends SqlDialect {
     private final H2ManyClaims many = new H2ManyClaims(this);
 
-    H2Dialect(Tables tables) {
+    public H2Dialect(Tables tables) {
         super(tables);
+    }
+
+    @Override
+    public TxDialect tx(long lockTimeoutMillis) {
+        return new H2Tx(lockTimeoutMillis);
     }
 
     @Override
@@ -97,7 +109,7 @@ final class H2Dialect extends SqlDialect {
      * index ({@code ORDER BY status, seq}) so that H2 reads the index in order instead of sorting.
      */
     @Override
-    List<String> batchIndexes() {
+    public List<String> batchIndexes() {
         return List.of(
                 "CREATE INDEX IF NOT EXISTS " + tables.batches() + "_leases ON " + tables.batches()
                         + " (status, lease_until)",

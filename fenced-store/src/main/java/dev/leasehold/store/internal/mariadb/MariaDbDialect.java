@@ -1,7 +1,14 @@
-package dev.leasehold.store.internal;
+package dev.leasehold.store.internal.mariadb;
 
 import dev.leasehold.store.Database;
 import dev.leasehold.store.StoreException;
+import dev.leasehold.store.internal.BatchKey;
+import dev.leasehold.store.internal.BatchRow;
+import dev.leasehold.store.internal.Jdbc;
+import dev.leasehold.store.internal.SlotRow;
+import dev.leasehold.store.internal.SqlDialect;
+import dev.leasehold.store.internal.Tables;
+import dev.leasehold.store.internal.TxDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -41,15 +48,15 @@ import java.util.Set;
  *   <li>MySQL has no {@code CREATE INDEX IF NOT EXISTS} nor {@code ADD COLUMN IF NOT EXISTS}: there the migrations
  *       use the plain forms, which the schema version table runs once each.</li>
  * </ul>
- * Transactions run at READ COMMITTED ({@link TxDialect}): at REPEATABLE READ, InnoDB's gap locks deadlock a fence's
+ * Transactions run at READ COMMITTED ({@link MariaDbTx}): at REPEATABLE READ, InnoDB's gap locks deadlock a fence's
  * first-use UPDATE and INSERT, and MariaDB's {@code innodb_snapshot_isolation} raises error 1020. Deadlocks (1213)
- * and 1020 are retried like serialization failures, 1205 is a lock timeout ({@link SqlStates}).
+ * and 1020 are retried like serialization failures, 1205 is a lock timeout ({@code SqlStates}).
  * Immutable and thread-safe.
  *
  * <p>Why one file of more than 300 lines: every SQL difference of MariaDB and MySQL is kept in this one place, as the
  * dialects' rule is.
  */
-final class MariaDbDialect extends SqlDialect {
+public final class MariaDbDialect extends SqlDialect {
 
     /** MariaDB's ER_BINLOG_UNSAFE_SKIP_LOCKED: "SKIP LOCKED makes this statement unsafe" (statement binlog). */
     static final int SKIP_LOCKED_WITH_STATEMENT_BINLOG = 4175;
@@ -57,18 +64,23 @@ final class MariaDbDialect extends SqlDialect {
     private final Database database;
     private final MariaDbManyClaims many = new MariaDbManyClaims(this);
 
-    MariaDbDialect(Tables tables, Database database) {
+    public MariaDbDialect(Tables tables, Database database) {
         super(tables);
         this.database = database;
     }
 
     /** Refuses a JDBC URL that asks for affected-rows update counts (the store needs found rows). */
-    static void refuseAffectedRows(String url) {
+    public static void refuseAffectedRows(String url) {
         if (url != null && url.toLowerCase(Locale.ROOT).replace(" ", "").contains("useaffectedrows=true")) {
             throw new StoreException("the fenced store needs found-rows update counts on MariaDB and MySQL (an UPDATE"
                     + " that writes a row's own values counts 1), but the JDBC URL sets useAffectedRows=true: remove it"
                     + " (the default is false)");
         }
+    }
+
+    @Override
+    public TxDialect tx(long lockTimeoutMillis) {
+        return new MariaDbTx(lockTimeoutMillis);
     }
 
     @Override
@@ -142,22 +154,22 @@ final class MariaDbDialect extends SqlDialect {
     }
 
     @Override
-    String ts() {
+    public String ts() {
         return "DATETIME(6)";
     }
 
     @Override
-    String identity() {
+    public String identity() {
         return "BIGINT NOT NULL AUTO_INCREMENT UNIQUE";
     }
 
     @Override
-    String tableOptions() {
+    public String tableOptions() {
         return " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin";
     }
 
     @Override
-    String ifNotExists() {
+    public String ifNotExists() {
         return database == Database.MYSQL ? "" : "IF NOT EXISTS ";
     }
 
@@ -172,7 +184,7 @@ final class MariaDbDialect extends SqlDialect {
     }
 
     @Override
-    List<String> batchIndexes() {
+    public List<String> batchIndexes() {
         return List.of(
                 "CREATE INDEX " + ifNotExists() + tables.batches() + "_leases ON " + tables.batches()
                         + " (status, lease_until)",

@@ -1,5 +1,9 @@
-package dev.leasehold.store.internal;
+package dev.leasehold.store.internal.mariadb;
 
+import dev.leasehold.store.internal.BatchKey;
+import dev.leasehold.store.internal.BatchRow;
+import dev.leasehold.store.internal.Jdbc;
+import dev.leasehold.store.internal.SqlDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;

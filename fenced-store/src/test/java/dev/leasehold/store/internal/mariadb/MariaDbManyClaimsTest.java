@@ -1,9 +1,14 @@
-package dev.leasehold.store.internal;
+package dev.leasehold.store.internal.mariadb;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leasehold.store.Database;
 import dev.leasehold.store.FencedSchema;
+import dev.leasehold.store.StoreConfig;
 import dev.leasehold.store.claims.BatchClaims;
+import dev.leasehold.store.internal.BatchKey;
+import dev.leasehold.store.internal.BatchRow;
+import dev.leasehold.store.internal.Tables;
 import dev.leasehold.store.testing.MariaDb;
 import dev.leasehold.store.testing.WithMariaDb;
 import java.sql.Connection;
@@ -25,6 +30,7 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MariaDbManyClaimsTest {
 
+    private final MariaDbDialect dialect = new MariaDbDialect(new Tables(StoreConfig.DEFAULT_PREFIX), Database.MARIADB);
     private DataSource dataSource;
 
     @BeforeAll
@@ -41,9 +47,9 @@ class MariaDbManyClaimsTest {
         }
         try (Connection first = transaction();
                 Connection second = transaction()) {
-            List<BatchRow> mine = MariaDbManyClaimsAccess.claim(first, "w1", 60_000, 3, 3);
+            List<BatchRow> mine = dialect.claimBatches(first, "w1", 60_000, 3, 3);
             // the first claimer's rows are still locked: the second skips them, never waits
-            List<BatchRow> theirs = MariaDbManyClaimsAccess.claim(second, "w2", 60_000, 3, 10);
+            List<BatchRow> theirs = dialect.claimBatches(second, "w2", 60_000, 3, 10);
             first.commit();
             second.commit();
             assertThat(mine).extracting(BatchRow::batchId).containsExactly("b0", "b1", "b2");
@@ -54,8 +60,7 @@ class MariaDbManyClaimsTest {
             mine.forEach(claim -> toFinish.add(new BatchKey(claim.batchId(), claim.fence())));
             BatchRow stale = theirs.get(0);
             toFinish.add(new BatchKey(stale.batchId(), stale.fence() - 1));
-            assertThat(MariaDbManyClaimsAccess.finish(first, toFinish, "ok"))
-                    .containsExactlyInAnyOrder("b0", "b1", "b2");
+            assertThat(dialect.finishBatches(first, toFinish, "ok")).containsExactlyInAnyOrder("b0", "b1", "b2");
             first.commit();
         }
         assertThat(batches.state("b1").orElseThrow().status()).isEqualTo("done");
