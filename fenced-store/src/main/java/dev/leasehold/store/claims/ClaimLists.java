@@ -6,15 +6,15 @@ import java.util.List;
 import java.util.Map;
 
 /** Checks at the door for the operations on many batches at once. Stateless and thread-safe. */
-public final class ClaimLists {
+final class ClaimLists {
 
     /** How many batches one call claims or finishes at most (bounds a statement's parameters and locks). */
-    public static final int MAX = 1_000;
+    static final int MAX = 1_000;
 
     private ClaimLists() {}
 
     /** A number of batches to claim: 1 to {@link #MAX}. */
-    public static int max(int max) {
+    static int max(int max) {
         if (max < 1 || max > MAX) {
             throw new IllegalArgumentException("max must be between 1 and " + MAX + ", was " + max);
         }
@@ -22,7 +22,7 @@ public final class ClaimLists {
     }
 
     /** Claims to finish: not null, at most {@link #MAX}, no null element, each batch once. */
-    public static List<BatchClaim> claims(List<BatchClaim> claims) {
+    static List<BatchClaim> claims(List<BatchClaim> claims) {
         Args.notNull(claims, "claims");
         if (claims.size() > MAX) {
             throw new IllegalArgumentException("claims must hold at most " + MAX + ", held " + claims.size());
