@@ -1,7 +1,7 @@
 package dev.leasehold.store;
 
 /**
- * What a call of {@link BatchClaims} decided, as told to {@link StoreListener#claims}. Thread-safety: an enum,
+ * What a call of {@link dev.leasehold.store.claims.BatchClaims} decided, as told to {@link StoreListener#claims}. Thread-safety: an enum,
  * immutable.
  */
 public enum ClaimOutcome {

@@ -1,6 +1,7 @@
 package dev.leasehold.store;
 
 import dev.leasehold.store.internal.Args;
+import dev.leasehold.store.internal.Dialects;
 import dev.leasehold.store.internal.Jdbc;
 import dev.leasehold.store.internal.Migration;
 import dev.leasehold.store.internal.SqlDialect;
@@ -45,8 +46,8 @@ public final class FencedSchema {
 
     /** @return the schema version this release reads and writes */
     public static int currentVersion() {
-        List<Migration> migrations = SqlDialect.of(Database.H2, new Tables(StoreConfig.DEFAULT_PREFIX))
-                .migrations();
+        List<Migration> migrations =
+                Dialects.of(Database.H2, new Tables(StoreConfig.DEFAULT_PREFIX)).migrations();
         return migrations.get(migrations.size() - 1).version();
     }
 
@@ -115,7 +116,7 @@ public final class FencedSchema {
         config.forcedDatabase().filter(forced -> forced != database).ifPresent(forced -> {
             throw new IllegalArgumentException("config speaks " + forced + " but the DDL was asked for " + database);
         });
-        SqlDialect sql = SqlDialect.of(database, new Tables(config.tablePrefix()));
+        SqlDialect sql = Dialects.of(database, new Tables(config.tablePrefix()));
         List<String> statements = new ArrayList<>();
         statements.add(sql.versionTable());
         for (Migration migration : sql.migrations()) {

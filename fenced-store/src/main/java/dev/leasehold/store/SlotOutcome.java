@@ -1,7 +1,7 @@
 package dev.leasehold.store;
 
 /**
- * What a call of {@link SlotRuns} decided, as told to {@link StoreListener#slots}. Thread-safety: an enum, immutable.
+ * What a call of {@link dev.leasehold.store.slots.SlotRuns} decided, as told to {@link StoreListener#slots}. Thread-safety: an enum, immutable.
  */
 public enum SlotOutcome {
     /** {@code tryClaim} won the slot. */

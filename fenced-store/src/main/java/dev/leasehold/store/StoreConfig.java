@@ -16,9 +16,9 @@ import java.util.regex.Pattern;
  * @param database    the dialect to speak, or {@code null} to detect it from the connection's metadata
  * @param maxAttempts how many claims a batch gets: once its attempt number {@code maxAttempts} fails (or its lease
  *                    expires), it is {@code failed} and never claimed again; 1 to 1,000, default 5
- * @param purgeChunk  how many rows one statement of a purge deletes ({@link BatchClaims#purgeFinished},
- *                    {@link SlotRuns#purge}), each in its own short transaction; 1 to 100,000, default 1,000
- * @param sweepLimit  how many expired slots one {@link SlotRuns#sweep} takes over at most; 1 to 100,000,
+ * @param purgeChunk  how many rows one statement of a purge deletes ({@link dev.leasehold.store.claims.BatchClaims#purgeFinished},
+ *                    {@link dev.leasehold.store.slots.SlotRuns#purge}), each in its own short transaction; 1 to 100,000, default 1,000
+ * @param sweepLimit  how many expired slots one {@link dev.leasehold.store.slots.SlotRuns#sweep} takes over at most; 1 to 100,000,
  *                    default 100
  * @param lockTimeout how long any statement of the store's own transactions may wait for a lock another transaction
  *                    holds (a paused old leader inside its transaction, say); then it fails with a

@@ -27,7 +27,7 @@ public interface StoreListener {
     default void fenceWrite(String resource, long token, FenceOutcome outcome) {}
 
     /**
-     * A call of {@link BatchClaims} decided {@code count} batches' fate the same way (a {@code claimUpTo} that
+     * A call of {@link dev.leasehold.store.claims.BatchClaims} decided {@code count} batches' fate the same way (a {@code claimUpTo} that
      * claims 7 batches is one call with {@code CLAIMED, 7}).
      *
      * @param outcome what was decided
@@ -36,7 +36,7 @@ public interface StoreListener {
     default void claims(ClaimOutcome outcome, int count) {}
 
     /**
-     * A call of {@link SlotRuns} on {@code job} decided {@code count} slots' fate the same way.
+     * A call of {@link dev.leasehold.store.slots.SlotRuns} on {@code job} decided {@code count} slots' fate the same way.
      *
      * @param job     the job the slots belong to
      * @param outcome what was decided

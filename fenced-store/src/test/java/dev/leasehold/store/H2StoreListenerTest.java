@@ -3,6 +3,10 @@ package dev.leasehold.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leasehold.store.claims.BatchClaim;
+import dev.leasehold.store.claims.BatchClaims;
+import dev.leasehold.store.slots.SlotClaim;
+import dev.leasehold.store.slots.SlotRuns;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,5 +1,7 @@
 package dev.leasehold.store;
 
+import dev.leasehold.store.testing.MariaDb;
+import dev.leasehold.store.testing.WithMariaDb;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;

@@ -1,5 +1,8 @@
 package dev.leasehold.store;
 
+import dev.leasehold.store.testing.IsolatedDataSource;
+import dev.leasehold.store.testing.MariaDb;
+import dev.leasehold.store.testing.WithMariaDb;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -1,5 +1,6 @@
 package dev.leasehold.store;
 
+import dev.leasehold.store.testing.SharedPostgres;
 import javax.sql.DataSource;
 
 /** The fence history on PostgreSQL 17 (embedded, the shared server, a database of its own). */

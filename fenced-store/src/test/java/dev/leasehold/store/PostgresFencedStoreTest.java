@@ -2,6 +2,7 @@ package dev.leasehold.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leasehold.store.testing.EmbeddedPostgresSupport;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.sql.Connection;

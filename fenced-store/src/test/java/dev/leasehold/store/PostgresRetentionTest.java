@@ -1,5 +1,6 @@
 package dev.leasehold.store;
 
+import dev.leasehold.store.testing.SharedPostgres;
 import javax.sql.DataSource;
 
 /** Retention on PostgreSQL 17. */

@@ -3,6 +3,8 @@ package dev.leasehold.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leasehold.store.claims.BatchClaims;
+import dev.leasehold.store.testing.SharedPostgres;
 import java.sql.SQLException;
 import java.time.Duration;
 import javax.sql.DataSource;

@@ -2,6 +2,13 @@ package dev.leasehold.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leasehold.store.claims.BatchClaim;
+import dev.leasehold.store.claims.BatchClaims;
+import dev.leasehold.store.claims.BatchState;
+import dev.leasehold.store.slots.SlotClaim;
+import dev.leasehold.store.slots.SlotRuns;
+import dev.leasehold.store.slots.SlotState;
+import dev.leasehold.store.testing.RecordingDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -3,6 +3,9 @@ package dev.leasehold.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leasehold.store.claims.BatchClaim;
+import dev.leasehold.store.claims.BatchClaims;
+import dev.leasehold.store.claims.BatchState;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

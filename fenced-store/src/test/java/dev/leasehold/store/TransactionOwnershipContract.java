@@ -5,6 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.leasehold.store.claims.BatchClaim;
+import dev.leasehold.store.claims.BatchClaims;
+import dev.leasehold.store.slots.SlotClaim;
+import dev.leasehold.store.slots.SlotRuns;
+import dev.leasehold.store.testing.CountingDataSource;
+import dev.leasehold.store.testing.TestThreads;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,7 +1,7 @@
 package dev.leasehold.micrometer;
 
-import dev.leasehold.store.BatchClaims;
-import dev.leasehold.store.BatchStats;
+import dev.leasehold.store.claims.BatchClaims;
+import dev.leasehold.store.claims.BatchStats;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;

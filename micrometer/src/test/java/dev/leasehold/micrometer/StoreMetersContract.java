@@ -3,14 +3,14 @@ package dev.leasehold.micrometer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.leasehold.store.BatchClaim;
-import dev.leasehold.store.BatchClaims;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
-import dev.leasehold.store.SlotClaim;
-import dev.leasehold.store.SlotRuns;
 import dev.leasehold.store.StaleTokenException;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.claims.BatchClaim;
+import dev.leasehold.store.claims.BatchClaims;
+import dev.leasehold.store.slots.SlotClaim;
+import dev.leasehold.store.slots.SlotRuns;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;

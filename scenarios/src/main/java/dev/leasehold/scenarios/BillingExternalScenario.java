@@ -2,12 +2,12 @@ package dev.leasehold.scenarios;
 
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
-import dev.leasehold.store.IdempotencyKey;
-import dev.leasehold.store.Outbox;
-import dev.leasehold.store.OutboxIntent;
-import dev.leasehold.store.RecordOutcome;
 import dev.leasehold.store.StaleTokenException;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.outbox.IdempotencyKey;
+import dev.leasehold.store.outbox.Outbox;
+import dev.leasehold.store.outbox.OutboxIntent;
+import dev.leasehold.store.outbox.RecordOutcome;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

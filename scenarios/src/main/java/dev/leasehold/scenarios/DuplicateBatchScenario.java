@@ -1,9 +1,9 @@
 package dev.leasehold.scenarios;
 
-import dev.leasehold.store.BatchClaim;
-import dev.leasehold.store.BatchClaims;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.claims.BatchClaim;
+import dev.leasehold.store.claims.BatchClaims;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

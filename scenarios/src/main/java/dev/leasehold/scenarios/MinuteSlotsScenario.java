@@ -1,9 +1,9 @@
 package dev.leasehold.scenarios;
 
 import dev.leasehold.store.FencedSchema;
-import dev.leasehold.store.SlotClaim;
-import dev.leasehold.store.SlotRuns;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.slots.SlotClaim;
+import dev.leasehold.store.slots.SlotRuns;
 import dev.leasehold.testkit.Ddl;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,6 +1,6 @@
 package dev.leasehold.scenarios;
 
-import dev.leasehold.store.IdempotencyKey;
+import dev.leasehold.store.outbox.IdempotencyKey;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

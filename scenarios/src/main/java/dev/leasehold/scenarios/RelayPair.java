@@ -1,12 +1,12 @@
 package dev.leasehold.scenarios;
 
-import dev.leasehold.store.IdempotencyKey;
-import dev.leasehold.store.OutboxClaim;
-import dev.leasehold.store.OutboxRelay;
-import dev.leasehold.store.OutboxSender;
-import dev.leasehold.store.RelayConfig;
-import dev.leasehold.store.RelayOutcome;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.outbox.IdempotencyKey;
+import dev.leasehold.store.outbox.OutboxClaim;
+import dev.leasehold.store.outbox.OutboxRelay;
+import dev.leasehold.store.outbox.OutboxSender;
+import dev.leasehold.store.outbox.RelayConfig;
+import dev.leasehold.store.outbox.RelayOutcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

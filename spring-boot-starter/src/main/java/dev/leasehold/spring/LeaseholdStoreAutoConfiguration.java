@@ -1,11 +1,11 @@
 package dev.leasehold.spring;
 
-import dev.leasehold.store.BatchClaims;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
-import dev.leasehold.store.SlotRuns;
 import dev.leasehold.store.StoreConfig;
 import dev.leasehold.store.StoreListener;
+import dev.leasehold.store.claims.BatchClaims;
+import dev.leasehold.store.slots.SlotRuns;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -2,9 +2,9 @@ package dev.leasehold.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leasehold.store.BatchClaims;
 import dev.leasehold.store.FenceGate;
-import dev.leasehold.store.SlotRuns;
+import dev.leasehold.store.claims.BatchClaims;
+import dev.leasehold.store.slots.SlotRuns;
 import java.io.InputStream;
 import java.net.URL;
 import java.sql.Connection;

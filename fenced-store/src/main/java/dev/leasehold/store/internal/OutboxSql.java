@@ -1,11 +1,5 @@
 package dev.leasehold.store.internal;
 
-import dev.leasehold.store.Database;
-import dev.leasehold.store.IdempotencyKey;
-import dev.leasehold.store.OutboxClaim;
-import dev.leasehold.store.OutboxIntent;
-import dev.leasehold.store.RecordOutcome;
-import dev.leasehold.store.StoreConfig;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -31,34 +25,27 @@ public final class OutboxSql {
     /** Candidates read unlocked (where a claim is not one statement), oldest first, in pages of this many. */
     private static final int PAGE = 16;
 
-    private final StoreConfig config;
-    private volatile SqlDialect dialect;
+    private final StoreContext context;
 
-    public OutboxSql(StoreConfig config) {
-        this.config = Args.notNull(config, "config");
+    public OutboxSql(StoreContext context) {
+        this.context = Args.notNull(context, "context");
     }
 
-    /** The dialect: forced by the config, or detected from {@code connection}'s metadata once. */
+    /** The dialect, detected on {@code connection} (the connection in hand) if no connection told it yet. */
     public SqlDialect on(Connection connection) throws SQLException {
-        SqlDialect current = dialect;
-        if (current == null) {
-            Database database = config.forcedDatabase().orElse(null);
-            if (database == null) {
-                database = StoreContext.detect(connection);
-            }
-            current = SqlDialect.of(database, new Tables(config.tablePrefix()));
-            dialect = current;
-        }
-        return current;
+        return context.sqlOn(connection);
     }
 
     /**
      * Inserts the intent unless its key is there; a key already recorded with another destination or payload is
      * refused (a key must name exactly one piece of work).
+     *
+     * @return true if it was inserted, false if the same intent was recorded before
      */
-    public RecordOutcome insert(Connection tx, String resource, long token, OutboxIntent intent) throws SQLException {
+    public boolean insert(
+            Connection tx, String resource, long token, String key, String destination, String payload, boolean ordered)
+            throws SQLException {
         SqlDialect sql = on(tx);
-        String key = intent.key().value();
         boolean inserted;
         try {
             inserted = Jdbc.oneRow(
@@ -72,9 +59,9 @@ public final class OutboxSql {
                                             + sql.now() + ", " + sql.now() + ")",
                                     "idem_key"),
                             key,
-                            intent.destination(),
-                            intent.payload(),
-                            intent.ordered() ? 1L : 0L,
+                            destination,
+                            payload,
+                            ordered ? 1L : 0L,
                             resource,
                             token),
                     "outbox insert");
@@ -85,7 +72,7 @@ public final class OutboxSql {
             inserted = false;
         }
         if (inserted) {
-            return RecordOutcome.RECORDED;
+            return true;
         }
         List<List<String>> existing = Jdbc.query(
                 tx,
@@ -95,12 +82,12 @@ public final class OutboxSql {
         if (existing.isEmpty()) {
             throw new IllegalStateException("intent '" + key + "' was neither inserted nor found: a bug");
         }
-        if (!existing.get(0).equals(List.of(intent.destination(), intent.payload()))) {
+        if (!existing.get(0).equals(List.of(destination, payload))) {
             throw new IllegalArgumentException("idempotency key '" + key + "' was already recorded for another"
                     + " destination or payload (recorded: '" + existing.get(0).get(0) + "'); a key must be derived"
                     + " from the business identity of exactly one piece of work; nothing was written");
         }
-        return RecordOutcome.ALREADY_RECORDED;
+        return false;
     }
 
     /**
@@ -109,7 +96,7 @@ public final class OutboxSql {
      * read unlocked and locked one at a time with {@code SKIP LOCKED} (see {@code SqlDialect.H2#claimBatch} for
      * why), which needs {@code tx} to be a transaction.
      */
-    public Optional<OutboxClaim> claim(Connection tx, String relay, long leaseMillis) throws SQLException {
+    public Optional<OutboxRow> claim(Connection tx, String relay, long leaseMillis) throws SQLException {
         SqlDialect sql = on(tx);
         String table = sql.tables.outbox();
         if (sql.claimsInOneStatement()) {
@@ -191,9 +178,9 @@ public final class OutboxSql {
         return sql.returning(claimSet(sql) + " WHERE idem_key = " + which, CLAIM_COLUMNS);
     }
 
-    private static OutboxClaim claimRow(ResultSet row) throws SQLException {
-        return new OutboxClaim(
-                new IdempotencyKey(row.getString("idem_key")),
+    private static OutboxRow claimRow(ResultSet row) throws SQLException {
+        return new OutboxRow(
+                row.getString("idem_key"),
                 row.getString("destination"),
                 row.getString("payload"),
                 row.getString("owner"),
@@ -201,7 +188,7 @@ public final class OutboxSql {
                 row.getInt("attempts"));
     }
 
-    private static Optional<OutboxClaim> single(List<OutboxClaim> claimed) {
+    private static Optional<OutboxRow> single(List<OutboxRow> claimed) {
         if (claimed.size() > 1) {
             throw new IllegalStateException("a claim returned " + claimed.size() + " intents, expected 0 or 1: a bug");
         }

@@ -1,8 +1,6 @@
 package dev.leasehold.store.internal;
 
-import dev.leasehold.store.BatchClaim;
 import dev.leasehold.store.Database;
-import dev.leasehold.store.SlotClaim;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -13,8 +11,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Every SQL difference between the databases lives here and in the subclasses ({@link PostgresDialect},
- * {@link H2Dialect}, {@link MariaDbDialect} for MariaDB and MySQL), the schema's numbered migrations included.
+ * Every SQL difference between the databases lives here and in the subclasses, one package per database
+ * ({@code internal.postgres}, {@code internal.h2}, {@code internal.mariadb} for MariaDB and MySQL; chosen in
+ * {@link Dialects}), the schema's numbered migrations included.
  * Everything else is standard SQL with bound parameters. Table names come from a validated prefix, never from
  * callers' values. Immutable and thread-safe.
  *
@@ -24,21 +23,16 @@ import java.util.Set;
 public abstract class SqlDialect {
 
     /** SQLState of a unique-key violation (PostgreSQL and H2; MariaDB and MySQL say 23000, error 1062). */
-    static final String UNIQUE_VIOLATION = "23505";
+    public static final String UNIQUE_VIOLATION = "23505";
 
     public final Tables tables;
 
-    SqlDialect(Tables tables) {
+    protected SqlDialect(Tables tables) {
         this.tables = tables;
     }
 
-    public static SqlDialect of(Database database, Tables tables) {
-        return switch (database) {
-            case POSTGRESQL -> new PostgresDialect(tables);
-            case H2 -> new H2Dialect(tables);
-            case MARIADB, MYSQL -> new MariaDbDialect(tables, database);
-        };
-    }
+    /** The transaction framing of this database (isolation, lock timeout), with {@code lockTimeoutMillis}. */
+    public abstract TxDialect tx(long lockTimeoutMillis);
 
     public abstract Database database();
 
@@ -129,7 +123,7 @@ public abstract class SqlDialect {
      * {@code failed} instead. Each step is a range of one index (never a scan or sort of the table), so a claim
      * costs the same with an empty queue as behind a long backlog.
      */
-    public abstract Optional<BatchClaim> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
+    public abstract Optional<BatchRow> claimBatch(Connection tx, String owner, long leaseMillis, int maxAttempts)
             throws SQLException;
 
     /**
@@ -143,8 +137,8 @@ public abstract class SqlDialect {
      * lease expired first (longest expired first; one with no attempts left is marked failed instead), then the oldest
      * pending ones, each locked with SKIP LOCKED (never waiting on another claimer). Returned in that order.
      */
-    public abstract List<BatchClaim> claimBatches(
-            Connection tx, String owner, long leaseMillis, int maxAttempts, int max) throws SQLException;
+    public abstract List<BatchRow> claimBatches(Connection tx, String owner, long leaseMillis, int maxAttempts, int max)
+            throws SQLException;
 
     /**
      * Marks done with {@code result} each batch whose current claim is one of {@code claims} (same id and fence, still
@@ -152,17 +146,16 @@ public abstract class SqlDialect {
      *
      * @return the ids of the batches finished; the other claims were stale
      */
-    public abstract Set<String> finishBatches(Connection tx, List<BatchClaim> claims, String result)
-            throws SQLException;
+    public abstract Set<String> finishBatches(Connection tx, List<BatchKey> claims, String result) throws SQLException;
 
     /** Sets a batch done; the condition follows (a WHERE clause). Parameters: result. */
-    final String finishSet() {
+    public final String finishSet() {
         return "UPDATE " + tables.batches() + " SET status = 'done', result = ?, lease_until = NULL, finished_at = "
                 + now();
     }
 
     /** {@code n} comma-separated parameter markers. */
-    static String markers(int n) {
+    public static String markers(int n) {
         return String.join(", ", Collections.nCopies(n, "?"));
     }
 
@@ -170,54 +163,54 @@ public abstract class SqlDialect {
      * Takes over, for {@code runner}, at most {@code limit} running slots of {@code job} whose lease expired, oldest
      * slot first, skipping slots other sweepers hold: {@code fence = fence + 1}, a new lease from the database clock.
      */
-    public abstract List<SlotClaim> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)
+    public abstract List<SlotRow> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)
             throws SQLException;
 
     /** The running slots of {@code job} (a parameter) whose lease ended. */
-    final String expiredSlots() {
+    public final String expiredSlots() {
         return "job = ? AND status = 'running' AND lease_until < " + now();
     }
 
-    final String sweepSet() {
+    public final String sweepSet() {
         return "UPDATE " + tables.slotRuns() + " SET runner = ?, lease_until = " + nowPlusMillis()
                 + ", fence = fence + 1";
     }
 
-    static SlotClaim slotRow(ResultSet row) throws SQLException {
-        return new SlotClaim(
+    public static SlotRow slotRow(ResultSet row) throws SQLException {
+        return new SlotRow(
                 row.getString("job"), Jdbc.instant(row, "slot"), row.getString("runner"), row.getLong("fence"));
     }
 
     /** A processing batch whose lease ended (database clock). */
-    final String expired() {
+    public final String expired() {
         return "status = 'processing' AND lease_until < " + now();
     }
 
     /** Sets a locked claimable row to processing for a new claimer; parameters: owner, lease millis. */
-    final String claimSet() {
+    public final String claimSet() {
         return "UPDATE " + tables.batches() + " SET status = 'processing', owner = ?, lease_until = " + nowPlusMillis()
                 + ", fence = fence + 1, attempts = attempts + 1";
     }
 
     /** What a claim returns, for {@link #claimRow}. */
-    static final String CLAIM_COLUMNS = "id, owner, fence, payload, attempts, lease_until";
+    public static final String CLAIM_COLUMNS = "id, owner, fence, payload, attempts, lease_until";
 
     /** Marks expired batches that used up their attempts as failed; the condition follows (a WHERE clause). */
-    final String exhaust() {
+    public final String exhaust() {
         return "UPDATE " + tables.batches() + " SET status = 'failed', lease_until = NULL, finished_at = " + now()
                 + ", error = "
                 + concat("'the lease of attempt '", "attempts", "' ended before it finished; no attempts left'");
     }
 
-    static Optional<BatchClaim> single(List<BatchClaim> claimed) {
+    public static Optional<BatchRow> single(List<BatchRow> claimed) {
         if (claimed.size() > 1) {
             throw new IllegalStateException("a claim returned " + claimed.size() + " batches, expected 0 or 1: a bug");
         }
         return claimed.stream().findFirst();
     }
 
-    static BatchClaim claimRow(ResultSet row) throws SQLException {
-        return new BatchClaim(
+    public static BatchRow claimRow(ResultSet row) throws SQLException {
+        return new BatchRow(
                 row.getString("id"),
                 row.getString("owner"),
                 row.getLong("fence"),
@@ -258,22 +251,22 @@ public abstract class SqlDialect {
     private static final String TS = "TIMESTAMP WITH TIME ZONE";
 
     /** The timestamp column type (an instant). */
-    String ts() {
+    public String ts() {
         return TS;
     }
 
     /** An identity column's type: a BIGINT the database numbers, ascending. */
-    String identity() {
+    public String identity() {
         return "BIGINT GENERATED ALWAYS AS IDENTITY";
     }
 
     /** What follows a CREATE TABLE's column list (engine, character set, collation), or "". */
-    String tableOptions() {
+    public String tableOptions() {
         return "";
     }
 
     /** "IF NOT EXISTS " where CREATE INDEX and ADD COLUMN have it, else "" (then a migration runs once only). */
-    String ifNotExists() {
+    public String ifNotExists() {
         return "IF NOT EXISTS ";
     }
 
@@ -333,7 +326,7 @@ public abstract class SqlDialect {
         return statements;
     }
 
-    /** The outbox's table and indexes ({@link dev.leasehold.store.Outbox}). */
+    /** The outbox's table and indexes ({@link dev.leasehold.store.outbox.Outbox}). */
     private List<String> v3() {
         return List.of(
                 "CREATE TABLE IF NOT EXISTS " + tables.outbox() + " ("
@@ -395,5 +388,5 @@ public abstract class SqlDialect {
     }
 
     /** The indexes {@link #claimBatch} and the purge of finished batches read, per database. */
-    abstract List<String> batchIndexes();
+    public abstract List<String> batchIndexes();
 }

@@ -2,11 +2,9 @@ package dev.leasehold.store.internal;
 
 import dev.leasehold.store.Database;
 import dev.leasehold.store.StoreConfig;
-import dev.leasehold.store.StoreException;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,8 +36,9 @@ public final class StoreContext {
     }
 
     private void speak(Database database) {
-        tx = new TxDialect(database, config.lockTimeout().toMillis());
-        dialect = SqlDialect.of(database, new Tables(config.tablePrefix()));
+        SqlDialect spoken = Dialects.of(database, new Tables(config.tablePrefix()));
+        tx = spoken.tx(config.lockTimeout().toMillis());
+        dialect = spoken;
     }
 
     /** The transaction settings, if the dialect is known yet (forced, or detected on an earlier connection). */
@@ -74,6 +73,16 @@ public final class StoreContext {
         return current;
     }
 
+    /**
+     * The dialect, detected on {@code connection} if no connection told it yet: for SQL run on a connection that
+     * another store object opened (the outbox's record inside a gate's transaction), where a second connection could
+     * exhaust a pool of one.
+     */
+    public SqlDialect sqlOn(Connection connection) throws SQLException {
+        detectOn(connection);
+        return sql();
+    }
+
     /** Detects the dialect from the connection in hand (never a second connection: a pool of one must suffice). */
     private void detectOn(Connection connection) throws SQLException {
         if (dialect != null) {
@@ -81,7 +90,7 @@ public final class StoreContext {
         }
         DatabaseMetaData meta = connection.getMetaData();
         String product = meta.getDatabaseProductName();
-        Database database = detect(connection);
+        Database database = Dialects.detect(connection);
         if (logged.add(product + " " + meta.getDatabaseProductVersion())) {
             log.info(
                     "fenced store: {} {} detected, speaking the {} dialect",
@@ -90,33 +99,5 @@ public final class StoreContext {
                     database);
         }
         speak(database);
-    }
-
-    /** The database behind {@code connection}, from its metadata; refuses settings the store cannot work with. */
-    public static Database detect(Connection connection) throws SQLException {
-        DatabaseMetaData meta = connection.getMetaData();
-        Database database = fromProductName(meta.getDatabaseProductName());
-        if (database == Database.MARIADB || database == Database.MYSQL) {
-            MariaDbDialect.refuseAffectedRows(meta.getURL());
-        }
-        return database;
-    }
-
-    static Database fromProductName(String product) {
-        String name = product == null ? "" : product.toLowerCase(Locale.ROOT);
-        if (name.contains("postgresql")) {
-            return Database.POSTGRESQL;
-        }
-        if (name.equals("h2")) {
-            return Database.H2;
-        }
-        if (name.contains("mariadb")) {
-            return Database.MARIADB;
-        }
-        if (name.contains("mysql")) {
-            return Database.MYSQL;
-        }
-        throw new StoreException("the fenced store speaks PostgreSQL, H2, MariaDB and MySQL, not '" + product
-                + "'; set StoreConfig.withDatabase(...) only if this database is compatible with one of them");
     }
 }

@@ -1,6 +1,5 @@
 package dev.leasehold.store.internal;
 
-import dev.leasehold.store.Database;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -25,9 +24,10 @@ import java.util.Optional;
  *       {@code SET TRANSACTION ISOLATION LEVEL} would need a round trip of its own anyway: the drivers send one
  *       statement per round trip unless {@code allowMultiQueries} is set.)</li>
  * </ul>
- * Immutable and thread-safe.
+ * Each database's subclass lives in its package ({@code internal.postgres}, {@code internal.h2},
+ * {@code internal.mariadb}). Immutable and thread-safe.
  */
-public final class TxDialect {
+public abstract class TxDialect {
 
     /** Undoes {@link #enter}. */
     @FunctionalInterface
@@ -35,24 +35,20 @@ public final class TxDialect {
         void run() throws SQLException;
     }
 
-    private static final Restore NOTHING = () -> {};
+    /** A {@link Restore} with nothing to undo. */
+    protected static final Restore NOTHING = () -> {};
 
-    private final Database database;
+    /** SQLState of {@link #fenceAssert}'s failure: a division by zero, caught by the store and read as "refused". */
+    public static final String REFUSED_STATE = "22012";
+
     private final long lockTimeoutMillis;
-    private final String prologue;
-    private final String begin;
-    private final String end;
 
-    public TxDialect(Database database, long lockTimeoutMillis) {
-        this.database = database;
+    protected TxDialect(long lockTimeoutMillis) {
         this.lockTimeoutMillis = lockTimeoutMillis;
-        this.prologue = database == Database.POSTGRESQL
-                ? "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = " + lockTimeoutMillis + "; "
-                : "";
-        this.begin = database == Database.POSTGRESQL
-                ? "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = " + lockTimeoutMillis + "; "
-                : "";
-        this.end = database == Database.POSTGRESQL ? "; COMMIT" : "";
+    }
+
+    public long lockTimeoutMillis() {
+        return lockTimeoutMillis;
     }
 
     /**
@@ -60,41 +56,39 @@ public final class TxDialect {
      * that it gets the settings without a round trip of its own), ending in "; ", or "" if none.
      */
     public String statementBegin() {
-        return begin;
+        return "";
     }
 
     /** What ends {@link #statementBegin()}'s transaction, starting with "; ", or "". */
     public String statementEnd() {
-        return end;
-    }
-
-    public long lockTimeoutMillis() {
-        return lockTimeoutMillis;
+        return "";
     }
 
     /** SQL to send before the transaction's first statement, ending in "; ", or "" if none. */
     public String prologue() {
-        return prologue;
+        return "";
     }
 
     /** How many statements (and so results) {@link #prologue()} holds. */
     public int prologueStatements() {
-        return prologue.isEmpty() ? 0 : 2;
+        return prologue().isEmpty() ? 0 : 2;
     }
 
     /** Whether several statements can travel in one round trip ("a; b" in one PreparedStatement). */
     public boolean multiStatement() {
-        return database == Database.POSTGRESQL;
+        return false;
     }
 
-    /** Applies what cannot ride with the transaction (H2's session settings); call before it starts. */
-    public Restore enter(Connection connection) throws SQLException {
-        if (database == Database.POSTGRESQL) {
-            return NOTHING;
-        }
-        String timeoutVariable = database == Database.H2 ? "LOCK_TIMEOUT()" : "@@SESSION.innodb_lock_wait_timeout";
-        String setTimeout = database == Database.H2 ? "SET LOCK_TIMEOUT " : "SET SESSION innodb_lock_wait_timeout = ";
-        long wanted = database == Database.H2 ? lockTimeoutMillis : Math.max(1, (lockTimeoutMillis + 999) / 1000);
+    /** Applies what cannot ride with the transaction (session settings); call before it starts. */
+    public abstract Restore enter(Connection connection) throws SQLException;
+
+    /**
+     * Sets READ COMMITTED on the connection and the session's lock timeout (read with {@code SELECT timeoutVariable},
+     * set with {@code setTimeout + value}) to {@code wanted}, each only where it differs; the returned
+     * {@link Restore} puts back what was changed.
+     */
+    protected static Restore enterSession(Connection connection, String timeoutVariable, String setTimeout, long wanted)
+            throws SQLException {
         int isolation = connection.getTransactionIsolation();
         if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
             connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
@@ -124,14 +118,6 @@ public final class TxDialect {
     }
 
     /**
-     * The fence check as one statement, where the database has one (PostgreSQL): inserts the resource's mark or
-     * raises it to the token if the token is at least the mark; 1 row = passed, 0 = a higher mark exists. Parameters:
-     * resource, token. Race-free under READ COMMITTED (a waiting writer re-checks the newest mark).
-     */
-    /** SQLState of {@link #fenceAssert}'s failure: a division by zero, caught by the store and read as "refused". */
-    public static final String REFUSED_STATE = "22012";
-
-    /**
      * The fence check as a statement that FAILS when the token is refused (SQLState {@link #REFUSED_STATE}), where
      * the database can send several statements at once: sent in one round trip with the caller's statement and the
      * COMMIT, a refusal aborts the transaction block before either runs. Parameters: resource, token.
@@ -141,12 +127,12 @@ public final class TxDialect {
                 .map(upsert -> "WITH passed AS (" + upsert + " RETURNING 1)" + " SELECT 1 / COUNT(*) FROM passed");
     }
 
+    /**
+     * The fence check as one statement, where the database has one (PostgreSQL): inserts the resource's mark or
+     * raises it to the token if the token is at least the mark; 1 row = passed, 0 = a higher mark exists. Parameters:
+     * resource, token. Race-free under READ COMMITTED (a waiting writer re-checks the newest mark).
+     */
     public Optional<String> fenceUpsert(Tables tables) {
-        if (database != Database.POSTGRESQL) {
-            return Optional.empty();
-        }
-        return Optional.of("INSERT INTO " + tables.fence() + " AS f (resource, token, updated_at) VALUES (?, ?, now())"
-                + " ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = EXCLUDED.updated_at"
-                + " WHERE f.token <= EXCLUDED.token");
+        return Optional.empty();
     }
 }

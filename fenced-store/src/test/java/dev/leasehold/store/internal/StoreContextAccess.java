@@ -7,6 +7,6 @@ public final class StoreContextAccess {
     private StoreContextAccess() {}
 
     public static Database map(String productName) {
-        return StoreContext.fromProductName(productName);
+        return Dialects.fromProductName(productName);
     }
 }

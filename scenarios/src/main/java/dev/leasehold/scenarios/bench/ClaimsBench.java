@@ -1,10 +1,10 @@
 package dev.leasehold.scenarios.bench;
 
-import dev.leasehold.store.BatchClaim;
-import dev.leasehold.store.BatchClaims;
 import dev.leasehold.store.FencedSchema;
-import dev.leasehold.store.FinishOutcome;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.claims.BatchClaim;
+import dev.leasehold.store.claims.BatchClaims;
+import dev.leasehold.store.claims.FinishOutcome;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -2,9 +2,9 @@ package dev.leasehold.scenarios.bench;
 
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
-import dev.leasehold.store.SlotClaim;
-import dev.leasehold.store.SlotRuns;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.slots.SlotClaim;
+import dev.leasehold.store.slots.SlotRuns;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;

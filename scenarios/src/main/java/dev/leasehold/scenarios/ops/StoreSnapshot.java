@@ -1,10 +1,10 @@
 package dev.leasehold.scenarios.ops;
 
-import dev.leasehold.store.BatchClaims;
-import dev.leasehold.store.BatchStats;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.MarkChange;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.claims.BatchClaims;
+import dev.leasehold.store.claims.BatchStats;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,0 +1,57 @@
+package dev.leasehold.store.internal.postgres;
+
+import dev.leasehold.store.internal.Tables;
+import dev.leasehold.store.internal.TxDialect;
+import java.sql.Connection;
+import java.util.Optional;
+
+/**
+ * PostgreSQL's transaction framing: {@code SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout =
+ * n}, sent in the same round trip as the transaction's first statement (both end with the transaction: nothing to
+ * restore); a statement on its own (auto-commit) travels as {@code BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL
+ * lock_timeout = n; statement; COMMIT}. The fence check is one upsert. Immutable and thread-safe.
+ */
+final class PostgresTx extends TxDialect {
+
+    private final String prologue;
+    private final String begin;
+
+    PostgresTx(long lockTimeoutMillis) {
+        super(lockTimeoutMillis);
+        this.prologue =
+                "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = " + lockTimeoutMillis + "; ";
+        this.begin = "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = " + lockTimeoutMillis + "; ";
+    }
+
+    @Override
+    public String statementBegin() {
+        return begin;
+    }
+
+    @Override
+    public String statementEnd() {
+        return "; COMMIT";
+    }
+
+    @Override
+    public String prologue() {
+        return prologue;
+    }
+
+    @Override
+    public boolean multiStatement() {
+        return true;
+    }
+
+    @Override
+    public Restore enter(Connection connection) {
+        return NOTHING;
+    }
+
+    @Override
+    public Optional<String> fenceUpsert(Tables tables) {
+        return Optional.of("INSERT INTO " + tables.fence() + " AS f (resource, token, updated_at) VALUES (?, ?, now())"
+                + " ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = EXCLUDED.updated_at"
+                + " WHERE f.token <= EXCLUDED.token");
+    }
+}

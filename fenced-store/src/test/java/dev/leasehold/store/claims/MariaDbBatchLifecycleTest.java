@@ -1,0 +1,28 @@
+package dev.leasehold.store.claims;
+
+import dev.leasehold.store.testing.MariaDb;
+import dev.leasehold.store.testing.WithMariaDb;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The BatchLifecycle contract on a real MariaDB server ({@link MariaDb}; skipped unless LEASEHOLD_TEST_MARIADB_URL
+ * is set).
+ */
+@WithMariaDb
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class MariaDbBatchLifecycleTest extends BatchLifecycleContract {
+
+    private DataSource dataSource;
+
+    @BeforeAll
+    void createDatabase() {
+        dataSource = MariaDb.freshDatabase("batch_lifecycle");
+    }
+
+    @Override
+    protected DataSource dataSource() {
+        return dataSource;
+    }
+}
