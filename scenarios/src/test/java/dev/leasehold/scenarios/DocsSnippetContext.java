@@ -2,7 +2,7 @@ package dev.leasehold.scenarios;
 
 import dev.leasehold.recipes.FencingToken;
 import dev.leasehold.store.FenceGate;
-import dev.leasehold.store.SlotRuns;
+import dev.leasehold.store.slots.SlotRuns;
 import dev.leasehold.testkit.HistoryChecker;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;

@@ -58,6 +58,9 @@ class DocsTest {
             "io.micrometer.core.instrument.MeterRegistry",
             "dev.leasehold.recipes.*",
             "dev.leasehold.store.*",
+            "dev.leasehold.store.claims.*",
+            "dev.leasehold.store.slots.*",
+            "dev.leasehold.store.outbox.*",
             "dev.leasehold.testkit.*",
             "dev.leasehold.micrometer.*");
 
