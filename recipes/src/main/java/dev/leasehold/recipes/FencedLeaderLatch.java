@@ -49,6 +49,11 @@ import org.slf4j.LoggerFactory;
  * #hasLeadership()} false), then listeners are told {@code leadershipLost} with a {@link LossCause}. If the session
  * survives, Curator re-grants on RECONNECTED and the same node yields the same token value.
  *
+ * <p>Curator 5.4.0 to 5.9.0 are supported (older ones are refused at {@link #start()}). A Curator latch that an
+ * older Curator leaves stuck after an outage (CURATOR-696, CURATOR-724: leading with a node of an expired session, or
+ * left without a node) is noticed and replaced by a fresh one with the same path and id, whose grants pass the same
+ * checks ({@link ReplaceableLatch}); see {@code docs/curator-compatibility.md}.
+ *
  * <p>IMPORTANT: {@code hasLeadership()} is a belief, not a guarantee. A paused process (GC, frozen VM) keeps
  * believing it leads until it runs again and sees the state change; another participant may lead meanwhile. Only
  * the resource's token check stops the stale leader's writes: "check {@code hasLeadership()}, then write" is always

@@ -119,6 +119,11 @@ final class ReplaceableLatch {
         return latch;
     }
 
+    /** The Curator latch in use now (tests drive Curator's own debug hooks through it). */
+    LeaderLatch current() {
+        return current.get();
+    }
+
     /** @see LeaderLatch#hasLeadership() */
     boolean hasLeadership() {
         return current.get().hasLeadership();

@@ -49,7 +49,7 @@ class OldCuratorRefusedTest {
         for (String line : lines) {
             assertThat(line)
                     .contains("found curator-recipes " + oldVersion)
-                    .contains("the minimum supported is Curator " + CuratorVersion.MINIMUM)
+                    .contains("the minimum supported is Curator 5.4.0")
                     .contains("because ")
                     .contains("CURATOR-644");
         }
