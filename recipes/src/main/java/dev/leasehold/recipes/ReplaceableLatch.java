@@ -74,7 +74,6 @@ final class ReplaceableLatch {
 
     private boolean started;
     private boolean closed;
-    private int replacements;
 
     /**
      * @param client        the user's client: the checks read through it
@@ -137,13 +136,6 @@ final class ReplaceableLatch {
     /** @see LeaderLatch#getOurPath() */
     String getOurPath() {
         return current.get().getOurPath();
-    }
-
-    /** How many times a stuck latch was replaced (for tests and logs). */
-    int replacements() {
-        synchronized (lifecycle) {
-            return replacements;
-        }
     }
 
     /** Starts the current latch; at most once, and never after {@link #close()}. */
@@ -258,7 +250,6 @@ final class ReplaceableLatch {
                     why);
             LeaderLatch fresh = newLatch();
             current.set(fresh); // from here on, the stuck latch's callbacks are dropped
-            replacements++;
             try {
                 stuck.close(); // deletes its node, if it still has one
             } catch (IOException | RuntimeException e) {
