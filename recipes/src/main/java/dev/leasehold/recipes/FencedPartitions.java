@@ -105,6 +105,11 @@ public final class FencedPartitions implements Closeable {
     private final AtomicBoolean targetChanged = new AtomicBoolean(true);
     private final AtomicBoolean checkAll = new AtomicBoolean(true);
     private final Set<Integer> partitionsChanged = ConcurrentHashMap.newKeySet();
+
+    private record Loss(int partition, FencingToken token, LossCause cause) {}
+
+    /** Tokens withdrawn on another thread whose loss the listener has not been told yet. */
+    private final java.util.Queue<Loss> pendingLosses = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final AtomicBoolean stepQueued = new AtomicBoolean();
     private final AtomicLong retries = new AtomicLong();
 
@@ -280,6 +285,7 @@ public final class FencedPartitions implements Closeable {
     // ---- the recipe's thread ---------------------------------------------------------------------------------
 
     private void leave() {
+        tellLosses();
         if (memberNode && session == ElectionNodes.sessionId(client)) {
             try {
                 zk.deleteMember(memberId);
@@ -292,8 +298,17 @@ public final class FencedPartitions implements Closeable {
         }
     }
 
+    /** Tells the listener of tokens withdrawn on other threads (SUSPENDED, LOST), in the order they were. */
+    private void tellLosses() {
+        for (Loss loss = pendingLosses.poll(); loss != null; loss = pendingLosses.poll()) {
+            Loss told = loss;
+            call(() -> listener.lost(told.partition(), told.token(), told.cause()), told.partition(), told.token());
+        }
+    }
+
     private void step() {
         stepQueued.set(false);
+        tellLosses();
         if (lifecycle.get() != Lifecycle.STARTED) {
             return;
         }
@@ -503,17 +518,21 @@ public final class FencedPartitions implements Closeable {
         }
     }
 
-    /** Every token withdrawn at once, here; the listener told on the recipe's thread. */
+    /**
+     * Every token withdrawn at once, here; the listener told on the recipe's thread before anything else happens
+     * there (so a partition's {@code lost} always comes before its next {@code acquired}).
+     */
     private void withdrawAll(LossCause cause) {
-        Map<Integer, FencingToken> withdrawn;
+        int count;
         synchronized (ownedLock) {
             generation++;
-            withdrawn = new TreeMap<>(owned);
+            count = owned.size();
+            owned.forEach((p, token) -> pendingLosses.add(new Loss(p, token, cause)));
             owned.clear();
         }
-        if (!withdrawn.isEmpty()) {
-            log.warn("[{}] {}: {} partitions withdrawn", memberId, cause, withdrawn.size());
-            events.execute(() -> withdrawn.forEach((p, token) -> call(() -> listener.lost(p, token, cause), p, token)));
+        if (count > 0) {
+            log.warn("[{}] {}: {} partitions withdrawn", memberId, cause, count);
+            events.execute(this::tellLosses);
         }
     }
 
