@@ -96,6 +96,9 @@ public final class FencedPartitions implements Closeable {
     /** The tokens this member holds now; changed under {@code ownedLock} with the generation, read by anyone. */
     private final Map<Integer, FencingToken> owned = new ConcurrentHashMap<>();
 
+    /** The session each held token's node belongs to; guarded by ownedLock. */
+    private final Map<Integer, Long> grantSessions = new HashMap<>();
+
     private final Object ownedLock = new Object();
     /** Bumped by every withdrawal of all tokens: a grant computed before it is void. Guarded by ownedLock. */
     private long generation;
@@ -115,7 +118,7 @@ public final class FencedPartitions implements Closeable {
 
     // The recipe thread's own state.
     private final Map<Integer, PartitionNodes.Own> nodes = new HashMap<>();
-    private long session;
+    private volatile long session;
     private boolean memberNode;
     private List<String> members = List.of();
     private PartitionNodes.Stored stored;
@@ -336,6 +339,8 @@ public final class FencedPartitions implements Closeable {
     private void reconcile() throws Exception {
         long current = ElectionNodes.sessionId(client);
         if (current != session) { // a new session: the old one's nodes are not ours (they die with it)
+            withdrawAll(LossCause.LOST); // Curator may tell LOST after the new session is already here
+            tellLosses();
             nodes.clear();
             memberNode = false;
             session = current;
@@ -380,7 +385,7 @@ public final class FencedPartitions implements Closeable {
             if (!nodes.containsKey(p)) {
                 nodes.put(p, zk.createLease(p, memberId));
                 acquire(p);
-            } else if (all || changed.contains(p) || !owned.containsKey(p)) {
+            } else if (all || changed.contains(p)) { // else its predecessor's watch will tell us
                 acquire(p);
             }
         }
@@ -458,6 +463,7 @@ public final class FencedPartitions implements Closeable {
                 return; // withdrawn (SUSPENDED, LOST) or closed while we checked: the next step checks again
             }
             owned.put(p, read.token());
+            grantSessions.put(p, own.owner());
         }
         log.debug("[{}] partition {} acquired with {}", memberId, p, read.token());
         call(() -> listener.acquired(p, read.token()), p, read.token());
@@ -486,6 +492,7 @@ public final class FencedPartitions implements Closeable {
         FencingToken token;
         synchronized (ownedLock) {
             token = owned.remove(p);
+            grantSessions.remove(p);
         }
         if (token != null) {
             log.debug("[{}] partition {} lost ({}) with {}", memberId, p, cause, token);
@@ -523,12 +530,19 @@ public final class FencedPartitions implements Closeable {
      * there (so a partition's {@code lost} always comes before its next {@code acquired}).
      */
     private void withdrawAll(LossCause cause) {
-        int count;
+        int count = 0;
+        long current = ElectionNodes.sessionId(client);
+        boolean connected = ElectionNodes.isConnected(client);
         synchronized (ownedLock) {
             generation++;
-            count = owned.size();
-            owned.forEach((p, token) -> pendingLosses.add(new Loss(p, token, cause)));
-            owned.clear();
+            for (Integer p : new ArrayList<>(owned.keySet())) {
+                // on LOST, grants already made in a new, connected session stay: only the old session's nodes are gone
+                if (cause != LossCause.LOST || grantSessions.get(p) != current || !connected) {
+                    pendingLosses.add(new Loss(p, owned.remove(p), cause));
+                    grantSessions.remove(p);
+                    count++;
+                }
+            }
         }
         if (count > 0) {
             log.warn("[{}] {}: {} partitions withdrawn", memberId, cause, count);
