@@ -90,6 +90,7 @@ public final class FencedPartitions implements Closeable {
     private final PartitionNodes zk;
     /** Stored in our member node beside the id: tells our own node from a duplicate's. */
     private final String instance = java.util.UUID.randomUUID().toString();
+
     private final RecipeThread events;
     private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.LATENT);
 
@@ -113,6 +114,7 @@ public final class FencedPartitions implements Closeable {
 
     /** Tokens withdrawn on another thread whose loss the listener has not been told yet. */
     private final java.util.Queue<Loss> pendingLosses = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
     private final AtomicBoolean stepQueued = new AtomicBoolean();
     private final AtomicLong retries = new AtomicLong();
 
@@ -187,8 +189,9 @@ public final class FencedPartitions implements Closeable {
                 }
                 Optional<Long> other = zk.createMember(memberId, instance);
                 if (other.isPresent()) {
-                    throw new IllegalStateException("a live member with id '" + memberId + "' is already in the group at "
-                            + path + " (session 0x" + Long.toHexString(other.get()) + "): member ids must be unique");
+                    throw new IllegalStateException(
+                            "a live member with id '" + memberId + "' is already in the group at " + path
+                                    + " (session 0x" + Long.toHexString(other.get()) + "): member ids must be unique");
                 }
             } catch (Exception e) {
                 lifecycle.set(Lifecycle.CLOSED);
@@ -420,7 +423,11 @@ public final class FencedPartitions implements Closeable {
                 return;
             }
             if (zk.writeAssignment(next, stored == null ? -1 : stored.version())) {
-                log.debug("[{}] target for {} members: {} partitions move", memberId, members.size(), previous.movedTo(next));
+                log.debug(
+                        "[{}] target for {} members: {} partitions move",
+                        memberId,
+                        members.size(),
+                        previous.movedTo(next));
                 stored = new PartitionNodes.Stored(next, stored == null ? 0 : stored.version() + 1);
                 return;
             }

@@ -82,14 +82,21 @@ class CopyableRecipesTest {
         }
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         StringWriter errors = new StringWriter();
-        int status = javac.getTask(errors, null, null, args.subList(0, args.size() - recipe.files().size()), null,
-                        javac.getStandardFileManager(null, null, null)
-                                .getJavaFileObjectsFromStrings(
-                                        args.subList(args.size() - recipe.files().size(), args.size())))
+        int status = javac.getTask(
+                                errors,
+                                null,
+                                null,
+                                args.subList(0, args.size() - recipe.files().size()),
+                                null,
+                                javac.getStandardFileManager(null, null, null)
+                                        .getJavaFileObjectsFromStrings(args.subList(
+                                                args.size() - recipe.files().size(), args.size())))
                         .call()
                 ? 0
                 : 1;
-        assertThat(errors.toString()).as("javac's output for the %s files", recipe.name()).isEmpty();
+        assertThat(errors.toString())
+                .as("javac's output for the %s files", recipe.name())
+                .isEmpty();
         assertThat(status).isZero();
         try (Stream<Path> classes = Files.walk(out)) {
             assertThat(classes.filter(f -> f.toString().endsWith(".class")).count())

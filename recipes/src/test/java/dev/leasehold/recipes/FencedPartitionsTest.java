@@ -64,7 +64,8 @@ class FencedPartitionsTest extends ZkTestCase {
             Map<Integer, FencingToken> owned = m.partitions().owned();
             assertThat(owned).isEqualTo(m.recorder().held());
             owned.forEach((p, token) -> {
-                assertThat(owners.get(p).participantId()).isEqualTo(m.partitions().memberId());
+                assertThat(owners.get(p).participantId())
+                        .isEqualTo(m.partitions().memberId());
                 assertThat(owners.get(p).token().value()).isEqualTo(token.value());
                 try {
                     assertThat(Zk.czxid(observer, token.path())).isEqualTo(token.value());
@@ -149,7 +150,8 @@ class FencedPartitionsTest extends ZkTestCase {
         assertThat(a.recorder().losses(LossCause.CLOSED)).hasSize(5);
         assertThat(a.partitions().owned()).isEmpty();
         b.recorder().awaitHeld(10);
-        aHeld.forEach((p, token) -> assertThat(b.recorder().held().get(p).value()).isGreaterThan(token.value()));
+        aHeld.forEach(
+                (p, token) -> assertThat(b.recorder().held().get(p).value()).isGreaterThan(token.value()));
         assertThat(holders.violations).isEmpty();
         Zk.awaitChildren(observer, PATH + "/members", 1);
         a.partitions().close(); // idempotent

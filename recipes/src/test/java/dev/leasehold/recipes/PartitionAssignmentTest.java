@@ -74,7 +74,9 @@ class PartitionAssignmentTest {
                         }
                     }
                 }
-                assertThat(after.next(next)).as("a target that fits its members is kept").isEqualTo(after);
+                assertThat(after.next(next))
+                        .as("a target that fits its members is kept")
+                        .isEqualTo(after);
                 target = after;
                 live = next;
             }

@@ -117,8 +117,8 @@ final class PartitionRecorder implements FencedPartitionListener {
         while (!condition.test(this)) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
-                throw new AssertionError(member + ": " + what + " not within " + Zk.WAIT + "; held " + held
-                        + ", events " + events);
+                throw new AssertionError(
+                        member + ": " + what + " not within " + Zk.WAIT + "; held " + held + ", events " + events);
             }
             TimeUnit.NANOSECONDS.timedWait(this, left);
         }

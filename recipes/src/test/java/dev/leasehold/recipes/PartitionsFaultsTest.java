@@ -107,19 +107,20 @@ class PartitionsFaultsTest extends ZkTestCase {
     void aThrowingListenerDoesNotBreakTheRecipe() throws Exception {
         CuratorFramework client = longSessionClient();
         PartitionRecorder seen = new PartitionRecorder("t", holders);
-        FencedPartitions throwing = closeLater(new FencedPartitions(client, PATH, "t", 2, new FencedPartitionListener() {
-            @Override
-            public void acquired(int partition, FencingToken token) {
-                seen.acquired(partition, token);
-                throw new IllegalStateException("user code failed on purpose");
-            }
+        FencedPartitions throwing =
+                closeLater(new FencedPartitions(client, PATH, "t", 2, new FencedPartitionListener() {
+                    @Override
+                    public void acquired(int partition, FencingToken token) {
+                        seen.acquired(partition, token);
+                        throw new IllegalStateException("user code failed on purpose");
+                    }
 
-            @Override
-            public void lost(int partition, FencingToken token, LossCause cause) {
-                seen.lost(partition, token, cause);
-                throw new IllegalStateException("user code failed on purpose");
-            }
-        }));
+                    @Override
+                    public void lost(int partition, FencingToken token, LossCause cause) {
+                        seen.lost(partition, token, cause);
+                        throw new IllegalStateException("user code failed on purpose");
+                    }
+                }));
         throwing.start();
         seen.awaitHeld(2);
         PartitionRecorder other = start(longSessionClient(), "u", 2);

@@ -71,8 +71,7 @@ class PartitionsHerdTest extends ZkTestCase {
         members.forEach(FencedPartitions::close);
     }
 
-    FencedPartitions start(TcpProxy proxy, String id, int partitionCount, PartitionRecorder recorder)
-            throws Exception {
+    FencedPartitions start(TcpProxy proxy, String id, int partitionCount, PartitionRecorder recorder) throws Exception {
         CuratorFramework client = closeLater(Zk.started(TcpProxy.clientBuilder(proxy.connectString(), Zk.SESSION_MS)));
         FencedPartitions partitions = closeLater(new FencedPartitions(client, PATH, id, partitionCount, recorder));
         partitions.start();
