@@ -74,7 +74,6 @@ public final class FencedPartitions implements Closeable {
     public static final long CLOSE_WAIT_MILLIS = 10_000;
 
     private static final Logger log = LoggerFactory.getLogger(FencedPartitions.class);
-    private static final int MAX_ID_LENGTH = 200;
 
     private enum Lifecycle {
         LATENT,
@@ -94,26 +93,13 @@ public final class FencedPartitions implements Closeable {
     private final RecipeThread events;
     private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.LATENT);
 
-    /** The tokens this member holds now; changed under {@code ownedLock} with the generation, read by anyone. */
-    private final Map<Integer, FencingToken> owned = new ConcurrentHashMap<>();
-
-    /** The session each held token's node belongs to; guarded by ownedLock. */
-    private final Map<Integer, Long> grantSessions = new HashMap<>();
-
-    private final Object ownedLock = new Object();
-    /** Bumped by every withdrawal of all tokens: a grant computed before it is void. Guarded by ownedLock. */
-    private long generation;
+    private final PartitionGrants grants = new PartitionGrants();
 
     // What woke us; set on ZooKeeper's and Curator's threads, consumed on the recipe's thread.
     private final AtomicBoolean membersChanged = new AtomicBoolean(true);
     private final AtomicBoolean targetChanged = new AtomicBoolean(true);
     private final AtomicBoolean checkAll = new AtomicBoolean(true);
     private final Set<Integer> partitionsChanged = ConcurrentHashMap.newKeySet();
-
-    private record Loss(int partition, FencingToken token, LossCause cause) {}
-
-    /** Tokens withdrawn on another thread whose loss the listener has not been told yet. */
-    private final java.util.Queue<Loss> pendingLosses = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     private final AtomicBoolean stepQueued = new AtomicBoolean();
     private final AtomicLong retries = new AtomicLong();
@@ -151,7 +137,7 @@ public final class FencedPartitions implements Closeable {
             FencedPartitionListener listener) {
         this.client = ElectionNodes.requireArgument(client, "client");
         this.path = ElectionNodes.requireElectionPath(path, "path");
-        this.memberId = requireMemberId(memberId);
+        this.memberId = PartitionNodes.requireMemberId(memberId);
         if (partitionCount < 1 || partitionCount > PartitionAssignment.MAX_PARTITIONS) {
             throw new IllegalArgumentException("partitionCount must be from 1 to " + PartitionAssignment.MAX_PARTITIONS
                     + ", was " + partitionCount);
@@ -212,7 +198,7 @@ public final class FencedPartitions implements Closeable {
      * @return a snapshot, partition -> token, in partition order
      */
     public Map<Integer, FencingToken> owned() {
-        return Collections.unmodifiableSortedMap(new TreeMap<>(owned));
+        return Collections.unmodifiableSortedMap(grants.snapshot());
     }
 
     /**
@@ -306,8 +292,8 @@ public final class FencedPartitions implements Closeable {
 
     /** Tells the listener of tokens withdrawn on other threads (SUSPENDED, LOST), in the order they were. */
     private void tellLosses() {
-        for (Loss loss = pendingLosses.poll(); loss != null; loss = pendingLosses.poll()) {
-            Loss told = loss;
+        for (PartitionGrants.Loss loss = grants.nextLoss(); loss != null; loss = grants.nextLoss()) {
+            PartitionGrants.Loss told = loss;
             call(() -> listener.lost(told.partition(), told.token(), told.cause()), told.partition(), told.token());
         }
     }
@@ -439,10 +425,7 @@ public final class FencedPartitions implements Closeable {
 
     /** Checks our node of {@code p}: grants p if it is the lowest and ours, else waits on its predecessor. */
     private void acquire(int p) throws Exception {
-        long before;
-        synchronized (ownedLock) {
-            before = generation;
-        }
+        long before = grants.generation();
         PartitionNodes.Own own = nodes.get(p);
         PartitionNodes.Check check = zk.check(p, own, leaseWatcher);
         if (check.gone()) {
@@ -451,7 +434,7 @@ public final class FencedPartitions implements Closeable {
             queueStep(); // created again on the next step
             return;
         }
-        if (!check.holds() || owned.containsKey(p)) {
+        if (!check.holds() || grants.holds(p)) {
             return;
         }
         Stat stat = new Stat();
@@ -465,12 +448,8 @@ public final class FencedPartitions implements Closeable {
             queueStep();
             return;
         }
-        synchronized (ownedLock) {
-            if (generation != before || lifecycle.get() != Lifecycle.STARTED) {
-                return; // withdrawn (SUSPENDED, LOST) or closed while we checked: the next step checks again
-            }
-            owned.put(p, read.token());
-            grantSessions.put(p, own.owner());
+        if (lifecycle.get() != Lifecycle.STARTED || !grants.grant(p, read.token(), own.owner(), before)) {
+            return; // withdrawn (SUSPENDED, LOST) or closed while we checked: the next step checks again
         }
         log.debug("[{}] partition {} acquired with {}", memberId, p, read.token());
         call(() -> listener.acquired(p, read.token()), p, read.token());
@@ -496,11 +475,7 @@ public final class FencedPartitions implements Closeable {
     }
 
     private void withdraw(int p, LossCause cause) {
-        FencingToken token;
-        synchronized (ownedLock) {
-            token = owned.remove(p);
-            grantSessions.remove(p);
-        }
+        FencingToken token = grants.withdraw(p);
         if (token != null) {
             log.debug("[{}] partition {} lost ({}) with {}", memberId, p, cause, token);
             call(() -> listener.lost(p, token, cause), p, token);
@@ -537,20 +512,7 @@ public final class FencedPartitions implements Closeable {
      * there (so a partition's {@code lost} always comes before its next {@code acquired}).
      */
     private void withdrawAll(LossCause cause) {
-        int count = 0;
-        long current = ElectionNodes.sessionId(client);
-        boolean connected = ElectionNodes.isConnected(client);
-        synchronized (ownedLock) {
-            generation++;
-            for (Integer p : new ArrayList<>(owned.keySet())) {
-                // on LOST, grants already made in a new, connected session stay: only the old session's nodes are gone
-                if (cause != LossCause.LOST || grantSessions.get(p) != current || !connected) {
-                    pendingLosses.add(new Loss(p, owned.remove(p), cause));
-                    grantSessions.remove(p);
-                    count++;
-                }
-            }
-        }
+        int count = grants.withdrawAll(cause, ElectionNodes.sessionId(client), ElectionNodes.isConnected(client));
         if (count > 0) {
             log.warn("[{}] {}: {} partitions withdrawn", memberId, cause, count);
             events.execute(this::tellLosses);
@@ -574,16 +536,5 @@ public final class FencedPartitions implements Closeable {
         if (stepQueued.compareAndSet(false, true)) {
             events.execute(this::step);
         }
-    }
-
-    private static String requireMemberId(String id) {
-        ElectionNodes.requireText(id, "memberId");
-        boolean control = id.chars().anyMatch(Character::isISOControl);
-        if (id.length() > MAX_ID_LENGTH || id.contains("/") || control || id.equals(".") || id.equals("..")) {
-            throw new IllegalArgumentException("memberId must be at most " + MAX_ID_LENGTH
-                    + " characters, without '/' or control characters, and not '.' or '..', was '"
-                    + id.replaceAll("\\p{Cntrl}", "?") + "'");
-        }
-        return id;
     }
 }

@@ -239,4 +239,18 @@ final class PartitionNodes {
     static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
+
+    private static final int MAX_ID_LENGTH = 200;
+
+    /** A member id is a node name: non-blank, at most 200 characters, no '/', no control characters, not . or .. */
+    static String requireMemberId(String id) {
+        ElectionNodes.requireText(id, "memberId");
+        boolean control = id.chars().anyMatch(Character::isISOControl);
+        if (id.length() > MAX_ID_LENGTH || id.contains("/") || control || id.equals(".") || id.equals("..")) {
+            throw new IllegalArgumentException("memberId must be at most " + MAX_ID_LENGTH
+                    + " characters, without '/' or control characters, and not '.' or '..', was '"
+                    + id.replaceAll("\\p{Cntrl}", "?") + "'");
+        }
+        return id;
+    }
 }

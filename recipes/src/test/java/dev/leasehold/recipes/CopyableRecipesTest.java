@@ -60,6 +60,7 @@ class CopyableRecipesTest {
                                 "FencedPartitionListener",
                                 "PartitionAssignment",
                                 "PartitionNodes",
+                                "PartitionGrants",
                                 "FencingToken",
                                 "LossCause",
                                 "LeaderInfo",
