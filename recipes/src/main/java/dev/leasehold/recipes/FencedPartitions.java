@@ -25,6 +25,7 @@ import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -114,8 +115,17 @@ public final class FencedPartitions implements Closeable {
     private final Object startLock = new Object();
     private boolean closing; // guarded by startLock
 
-    private final CuratorWatcher membersWatcher = event -> wake(membersChanged);
-    private final CuratorWatcher targetWatcher = event -> wake(targetChanged);
+    // Connection-state events (type None) reach watchers too: the connection-state listener handles those.
+    private final CuratorWatcher membersWatcher = event -> {
+        if (event.getType() != Watcher.Event.EventType.None) {
+            wake(membersChanged);
+        }
+    };
+    private final CuratorWatcher targetWatcher = event -> {
+        if (event.getType() != Watcher.Event.EventType.None) {
+            wake(targetChanged);
+        }
+    };
     private final CuratorWatcher leaseWatcher = this::onLeaseEvent;
     private final ConnectionStateListener connectionListener = (c, state) -> onConnectionStateChanged(state);
 
@@ -301,8 +311,8 @@ public final class FencedPartitions implements Closeable {
     private void step() {
         stepQueued.set(false);
         tellLosses();
-        if (lifecycle.get() != Lifecycle.STARTED) {
-            return;
+        if (lifecycle.get() != Lifecycle.STARTED || !ElectionNodes.isConnected(client)) {
+            return; // disconnected: RECONNECTED queues the next step (a step would block in Curator's retries)
         }
         try {
             reconcile();
@@ -520,6 +530,9 @@ public final class FencedPartitions implements Closeable {
     }
 
     private void onLeaseEvent(WatchedEvent event) {
+        if (event.getType() == Watcher.Event.EventType.None) {
+            return;
+        }
         int partition = zk.partitionOf(event.getPath());
         if (partition >= 0) {
             partitionsChanged.add(partition);

@@ -41,7 +41,7 @@ class PartitionAssignmentTest {
     @Test
     void joinsAndLeavesMoveOnlyWhatMustMoveAndStayBalanced() {
         Random random = new Random(26);
-        for (int round = 0; round < 300; round++) {
+        for (int round = 0; round < 120; round++) {
             int partitions = 1 + random.nextInt(200);
             List<String> live = new ArrayList<>(members(1 + random.nextInt(12)));
             PartitionAssignment target = PartitionAssignment.empty(partitions).next(live);

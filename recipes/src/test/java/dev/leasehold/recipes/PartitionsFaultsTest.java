@@ -8,20 +8,28 @@ import java.util.Map;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
 
-/** Restarts, reconnects and refusals at the door; sessions of 8 s so that a short outage keeps them. */
+/**
+ * Restarts, reconnects and refusals at the door; ticks of 1 s and sessions of 20 s, so that a restart keeps them even
+ * on a machine under heavy load (with 8 s sessions a load average of 28 once made the restart outlast the session).
+ */
 class PartitionsFaultsTest extends ZkTestCase {
 
     static final String PATH = "/jobs/partitions";
 
     final PartitionRecorder.Holders holders = new PartitionRecorder.Holders();
 
+    private static final int TICK_MS = 1_000;
+    private static final int SESSION_MS = 20_000;
+
     @Override
     int tickMs() {
-        return Zk.LONG_TICK_MS;
+        return TICK_MS;
     }
 
     CuratorFramework longSessionClient() throws InterruptedException {
-        return closeLater(Zk.started(Zk.builder(server.getConnectString()).sessionTimeoutMs(Zk.LONG_SESSION_MS)));
+        return closeLater(Zk.started(Zk.builder(server.getConnectString())
+                .sessionTimeoutMs(SESSION_MS)
+                .connectionTimeoutMs(SESSION_MS)));
     }
 
     PartitionRecorder start(CuratorFramework client, String id, int partitions) throws Exception {

@@ -139,8 +139,9 @@ public final class Main implements Callable<Integer> {
     @Command(
             name = "bench",
             mixinStandardHelpOptions = true,
-            description = "Measures what fencing costs, side by side with plain Curator and plain JDBC: "
-                    + "handoff, failover, herd, fenced-write, claims, slots, claim-backlog, partitions (all if none named).")
+            description =
+                    "Measures what fencing costs, side by side with plain Curator and plain JDBC: "
+                            + "handoff, failover, herd, fenced-write, claims, slots, claim-backlog, partitions (all if none named).")
     static final class BenchCommand implements Callable<Integer> {
         @ParentCommand
         Main parent;

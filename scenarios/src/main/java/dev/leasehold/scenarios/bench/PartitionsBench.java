@@ -53,6 +53,7 @@ final class PartitionsBench {
             return new FencedPartitionListener() {
                 @Override
                 public void acquired(int partition, FencingToken token) {
+                    moved.incrementAndGet(); // during a measured change, every acquisition is a partition that moved
                     synchronized (Holdings.this) {
                         holder[partition] = member;
                         Holdings.this.notifyAll();
@@ -61,9 +62,6 @@ final class PartitionsBench {
 
                 @Override
                 public void lost(int partition, FencingToken token, LossCause cause) {
-                    if (cause == LossCause.REBALANCED) {
-                        moved.incrementAndGet();
-                    }
                     synchronized (Holdings.this) {
                         if (holder[partition] == member) {
                             holder[partition] = -1;
@@ -127,7 +125,8 @@ final class PartitionsBench {
                                     String.format("< 1 s + %d moved x %.2f ms round trip", ours[i].moved(), rtt / 1e6));
                         }
                         if (members == 10) {
-                            goal += (goal.isEmpty() ? "" : "; ") + ElectionBench.goal(ratio >= 10, ">= 10x fewer requests");
+                            goal += (goal.isEmpty() ? "" : "; ")
+                                    + ElectionBench.goal(ratio >= 10, ">= 10x fewer requests");
                         }
                         rows.add(row("FencedPartitions, " + what, ours[i], String.format("%.1fx fewer requests", ratio))
                                 .compared(String.format("%.1fx fewer requests", ratio), goal));
@@ -214,7 +213,8 @@ final class PartitionsBench {
                 }
                 live.add(i);
             }
-            reader = TcpProxy.clientBuilder(connect, SESSION_MS).build(); // not behind a proxy: its reads are not counted
+            reader = TcpProxy.clientBuilder(connect, SESSION_MS)
+                    .build(); // not behind a proxy: its reads are not counted
             reader.start();
             reader.blockUntilConnected(30, TimeUnit.SECONDS);
             CuratorFramework counted = reader;
@@ -286,7 +286,8 @@ final class PartitionsBench {
 
     private static Cost measure(List<Member> all, Holdings holdings, Change change) throws Exception {
         long requests = all.stream().mapToLong(m -> m.proxy().requests()).sum();
-        long notifications = all.stream().mapToLong(m -> m.proxy().watchNotifications()).sum();
+        long notifications =
+                all.stream().mapToLong(m -> m.proxy().watchNotifications()).sum();
         long moved = holdings == null ? -1 : holdings.moved.get();
         long start = System.nanoTime();
         change.run();
