@@ -37,7 +37,7 @@ final class PartitionedBillingScenario implements Scenario {
 
     static final String NAME = "partitioned-billing";
     static final int PARTITIONS = 12;
-    private static final long WAIT_MS = 60_000;
+    private static final long WAIT_MS = 90_000;
     private static final List<String> INSTANCES = List.of("inst-1", "inst-2", "inst-3");
 
     @Override
@@ -177,9 +177,9 @@ final class PartitionedBillingScenario implements Scenario {
             }
             String frozen = INSTANCES.get(0);
             instances.await(
-                    () -> INSTANCES.stream().allMatch(i -> instances.ownedBy(i).size() >= 3)
+                    () -> INSTANCES.stream().allMatch(i -> !instances.ownedBy(i).isEmpty())
                             && instances.ownedBy(frozen).stream().allMatch(p -> instances.charges(frozen, p) >= 1),
-                    "every instance owns its share and " + frozen + " has charged each of its partitions");
+                    "every instance owns partitions and " + frozen + " has charged each of its partitions");
             List<Integer> moving = instances.ownedBy(frozen);
 
             ChildJvm.signal("-STOP", processes.get(frozen));
