@@ -1,7 +1,8 @@
 package dev.leasehold.recipes;
 
 /**
- * Why a grant of leadership ended, as told to {@link FencedLeaderListener#leadershipLost(FencingToken, LossCause)}.
+ * Why a grant of leadership ended, as told to {@link FencedLeaderListener#leadershipLost(FencingToken, LossCause)}
+ * and {@link FencedPartitionListener#lost(int, FencingToken, LossCause)}.
  *
  * <p>The cause is the first reason the recipe observed; a loss may have several (a SUSPENDED that becomes LOST).
  *
@@ -17,5 +18,7 @@ public enum LossCause {
     /** The leadership was interrupted on request ({@code interruptLeadership()}) or the leader's work ended. */
     INTERRUPTED,
     /** The recipe was closed. */
-    CLOSED
+    CLOSED,
+    /** The partition was handed to another member by a rebalance ({@link FencedPartitions} only). */
+    REBALANCED
 }

@@ -42,7 +42,11 @@ class BenchTest {
                 "| herd | FencedLeaderLatch, 10 participants |",
                 "| herd | naive election, 100 participants |",
                 "| herd | FencedLeaderLatch, 100 participants |",
-                "| slots | 10 racers per slot (PostgreSQL ");
+                "| slots | 10 racers per slot (PostgreSQL ",
+                "| partitions | naive: a LeaderLatch per partition per member, join, 12 partitions, 3 members |",
+                "| partitions | FencedPartitions, join, 12 partitions, 3 members |",
+                "| partitions | FencedPartitions, leave, 12 partitions, 3 members |",
+                "| partitions | FencedPartitions, crash, 12 partitions, 3 members |");
         for (String row : rows) {
             assertThat(table).as(table).contains(row);
         }

@@ -98,4 +98,17 @@ class ScenariosTest {
                 .containsPattern("verdict: stale leader child-\\d: write with token \\d+ rejected \\(highest \\d+\\)")
                 .contains("verdict: stale writes in the ledger: 0");
     }
+
+    @Test
+    void partitionedBilling() {
+        assumeTrue(RealPauseScenario.supported(), "partitioned-billing needs kill -STOP/-CONT (Linux or macOS)");
+        Program program = run("partitioned-billing");
+        assertThat(program.out())
+                .as(program.all())
+                .contains("kill -STOP: frozen while owning partitions")
+                .containsPattern("verdict: customer periods charged twice: [1-9]")
+                .containsPattern("verdict: late charges refused, partition by partition: \\[\\d+(, \\d+)*\\]")
+                .contains("verdict: customer periods charged twice: 0")
+                .contains("verdict: stale writes in the ledger: 0");
+    }
 }

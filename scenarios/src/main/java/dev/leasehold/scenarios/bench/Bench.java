@@ -30,7 +30,7 @@ import org.h2.jdbcx.JdbcDataSource;
 public final class Bench {
 
     public static final List<String> NAMES =
-            List.of("handoff", "failover", "herd", "fenced-write", "claims", "slots", "claim-backlog");
+            List.of("handoff", "failover", "herd", "fenced-write", "claims", "slots", "claim-backlog", "partitions");
 
     private final PrintStream out;
 
@@ -60,6 +60,7 @@ public final class Bench {
                     case "handoff" -> rows.addAll(election.handoff());
                     case "failover" -> rows.addAll(election.failover());
                     case "herd" -> rows.addAll(election.herd());
+                    case "partitions" -> rows.addAll(new PartitionsBench(quick).run());
                     default -> {
                         if (dbs.isEmpty()) {
                             dbs.add(h2());

@@ -1,0 +1,553 @@
+package dev.leasehold.recipes;
+
+import java.io.Closeable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorWatcher;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One fenced lease per partition: {@code partitionCount} partitions spread over the live members of a group, each
+ * held by at most one member at a time, with a {@link FencingToken} per grant.
+ *
+ * <p>How it works (the znodes are described in {@link PartitionNodes}):
+ * <ol>
+ *   <li><b>Membership</b>: each member has an ephemeral node named by its id; a second live member with the same id
+ *       is refused at {@link #start()}. Every member watches the members' children: one notification per change.</li>
+ *   <li><b>Target</b>: the member with the smallest id computes the next target from the stored one and the live
+ *       members ({@link PartitionAssignment}: floor/ceil balance, only what must move moves) and writes it with a
+ *       version check. Every member watches it: one notification per change. A join of a fourth member to 3 members x
+ *       12 partitions moves exactly 3.</li>
+ *   <li><b>Ownership</b>: a member that is targeted for partition p creates its own protected ephemeral-sequential
+ *       node under p. The lowest node holds p. The token is that node's czxid, read from the create's answer and
+ *       verified as the latch's is: the node is the lowest child and its owner is our current session. A member
+ *       that waits watches only the node just below its own.</li>
+ *   <li><b>Hand-over</b>: a member targeted away from p withdraws the token, calls {@code lost(p, token, REBALANCED)}
+ *       and deletes its node only after that returned. So p moves only after its previous owner's work stopped, or
+ *       after the previous owner's session ended (then the fence covers a paused owner). Two members that disagree
+ *       about the target can both want p, never both hold it: the partition's nodes decide, not the target.</li>
+ * </ol>
+ *
+ * <p>A membership change wakes each member twice (members, target) plus once per partition it takes over; the
+ * requests it costs grow with the partitions that move, not with the partition count.
+ *
+ * <p>Faults: on LOST every partition is withdrawn at once and {@code lost(p, token, LOST)} told; on SUSPENDED too
+ * (cause {@code SUSPENDED}) when the client's error policy treats SUSPENDED as an error (Curator's default). On
+ * RECONNECTED every node is checked again: with the same session the same nodes give the same tokens back; with a new
+ * session new nodes are created, behind any node the old session left.
+ *
+ * <p>IMPORTANT: {@link #owned()} is a belief, not a guarantee: a paused member believes it holds its partitions until
+ * it runs again. Only the resource's token check, one resource per partition, stops a late write.
+ *
+ * <p>Thread-safety: thread-safe. Listener calls run on the recipe's own thread (ended when idle), never on a
+ * ZooKeeper or Curator thread and never under a lock.
+ *
+ * <p>Why one file of more than 300 lines: the recipe is meant to be copied as its own files plus the token type, so
+ * its lifecycle and its one reconciling step stay here.
+ */
+public final class FencedPartitions implements Closeable {
+
+    /** How long {@link #close()} waits for listeners and the release of the nodes. */
+    public static final long CLOSE_WAIT_MILLIS = 10_000;
+
+    private static final Logger log = LoggerFactory.getLogger(FencedPartitions.class);
+
+    private enum Lifecycle {
+        LATENT,
+        STARTED,
+        CLOSED
+    }
+
+    private final CuratorFramework client;
+    private final String path;
+    private final String memberId;
+    private final int partitionCount;
+    private final FencedPartitionListener listener;
+    private final PartitionNodes zk;
+    /** Stored in our member node beside the id: tells our own node from a duplicate's. */
+    private final String instance = java.util.UUID.randomUUID().toString();
+
+    private final RecipeThread events;
+    private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.LATENT);
+
+    private final PartitionGrants grants = new PartitionGrants();
+
+    // What woke us; set on ZooKeeper's and Curator's threads, consumed on the recipe's thread.
+    private final AtomicBoolean membersChanged = new AtomicBoolean(true);
+    private final AtomicBoolean targetChanged = new AtomicBoolean(true);
+    private final AtomicBoolean checkAll = new AtomicBoolean(true);
+    private final Set<Integer> partitionsChanged = ConcurrentHashMap.newKeySet();
+
+    private final AtomicBoolean stepQueued = new AtomicBoolean();
+    private final AtomicLong retries = new AtomicLong();
+
+    // The recipe thread's own state.
+    private final Map<Integer, PartitionNodes.Own> nodes = new HashMap<>();
+    private volatile long session;
+    private boolean memberNode;
+    private List<String> members = List.of();
+    private PartitionNodes.Stored stored;
+
+    private final Object startLock = new Object();
+    private boolean closing; // guarded by startLock
+
+    // Connection-state events (type None) reach watchers too: the connection-state listener handles those.
+    private final CuratorWatcher membersWatcher = event -> {
+        if (event.getType() != Watcher.Event.EventType.None) {
+            wake(membersChanged);
+        }
+    };
+    private final CuratorWatcher targetWatcher = event -> {
+        if (event.getType() != Watcher.Event.EventType.None) {
+            wake(targetChanged);
+        }
+    };
+    private final CuratorWatcher leaseWatcher = this::onLeaseEvent;
+    private final ConnectionStateListener connectionListener = (c, state) -> onConnectionStateChanged(state);
+
+    /**
+     * @param client         a Curator client; it must be started before {@link #start()}
+     * @param path           the group's path, e.g. {@code /app/partitions}; every member of the group uses the same
+     *                       path and partition count
+     * @param memberId       this member's id, unique among the live members: non-blank, at most 200 characters, no
+     *                       {@code /} and no control characters
+     * @param partitionCount how many partitions: 1 to 10,000
+     * @param listener       told of every partition this member acquires and loses, on the recipe's own thread
+     * @throws IllegalArgumentException if an argument is not allowed (nothing is written to ZooKeeper)
+     */
+    public FencedPartitions(
+            CuratorFramework client,
+            String path,
+            String memberId,
+            int partitionCount,
+            FencedPartitionListener listener) {
+        this.client = ElectionNodes.requireArgument(client, "client");
+        this.path = ElectionNodes.requireElectionPath(path, "path");
+        this.memberId = PartitionNodes.requireMemberId(memberId);
+        if (partitionCount < 1 || partitionCount > PartitionAssignment.MAX_PARTITIONS) {
+            throw new IllegalArgumentException("partitionCount must be from 1 to " + PartitionAssignment.MAX_PARTITIONS
+                    + ", was " + partitionCount);
+        }
+        this.partitionCount = partitionCount;
+        this.listener = ElectionNodes.requireArgument(listener, "listener");
+        this.zk = new PartitionNodes(client, path);
+        this.events = new RecipeThread("leasehold-partitions-" + memberId);
+    }
+
+    /**
+     * Joins the group: creates this member's node (on the calling thread), then acquires partitions on the recipe's
+     * thread. A {@link #close()} racing this call wins: then nothing stays behind.
+     *
+     * @throws IllegalStateException if the client is not started, this instance was started or closed before, a live
+     *                               member of the group has the same id, or the group has another partition count
+     * @throws Exception             if ZooKeeper could not be reached to create the member node
+     */
+    public void start() throws Exception {
+        ElectionNodes.requireStarted(client);
+        if (!lifecycle.compareAndSet(Lifecycle.LATENT, Lifecycle.STARTED)) {
+            throw new IllegalStateException("FencedPartitions '" + memberId + "' on " + path + " is " + lifecycle.get()
+                    + ": start() may be called once, on an instance that was never closed");
+        }
+        synchronized (startLock) {
+            if (closing) {
+                return;
+            }
+            try {
+                Optional<PartitionNodes.Stored> existing = zk.assignment(null);
+                if (existing.isPresent() && existing.get().assignment().partitionCount() != partitionCount) {
+                    throw new IllegalStateException("the group at " + path + " has "
+                            + existing.get().assignment().partitionCount() + " partitions, this member was given "
+                            + partitionCount);
+                }
+                Optional<Long> other = zk.createMember(memberId, instance);
+                if (other.isPresent()) {
+                    throw new IllegalStateException(
+                            "a live member with id '" + memberId + "' is already in the group at " + path
+                                    + " (session 0x" + Long.toHexString(other.get()) + "): member ids must be unique");
+                }
+            } catch (Exception e) {
+                lifecycle.set(Lifecycle.CLOSED);
+                closing = true;
+                events.shutdown();
+                throw e;
+            }
+            session = ElectionNodes.sessionId(client);
+            memberNode = true;
+            client.getConnectionStateListenable().addListener(connectionListener);
+            queueStep();
+        }
+    }
+
+    /**
+     * The partitions this member holds now, with their tokens. A belief, not a guarantee: see the class comment.
+     *
+     * @return a snapshot, partition -> token, in partition order
+     */
+    public Map<Integer, FencingToken> owned() {
+        return Collections.unmodifiableSortedMap(grants.snapshot());
+    }
+
+    /**
+     * Who holds each partition now, read from ZooKeeper for operators: each partition's lowest node (two reads a
+     * partition, no watch). A snapshot: see {@link LeaderInfo}.
+     *
+     * @return partition -> holder, in partition order; partitions nobody holds are left out
+     * @throws IllegalStateException if ZooKeeper could not be read (the cause attached)
+     */
+    public Map<Integer, LeaderInfo> currentOwners() {
+        SortedMap<Integer, LeaderInfo> holders = new TreeMap<>();
+        for (int p = 0; p < partitionCount; p++) {
+            int partition = p;
+            zk.holder(p).ifPresent(holder -> holders.put(partition, holder));
+        }
+        return Collections.unmodifiableSortedMap(holders);
+    }
+
+    /**
+     * The stored target, read from ZooKeeper (one read): which member should hold each partition. Who holds a
+     * partition is {@link #currentOwners()}; the two differ while a partition moves.
+     *
+     * @return partition -> member id, in partition order; empty before the first member wrote a target
+     * @throws IllegalStateException if ZooKeeper could not be read (the cause attached)
+     */
+    public Map<Integer, String> currentAssignment() {
+        try {
+            return zk.assignment(null).map(s -> s.assignment().asMap()).orElse(Map.of());
+        } catch (Exception e) {
+            throw new IllegalStateException("could not read " + zk.assignmentPath(), e);
+        }
+    }
+
+    /** @return this member's id, as given to the constructor */
+    public String memberId() {
+        return memberId;
+    }
+
+    /** @return the number of partitions, as given to the constructor */
+    public int partitionCount() {
+        return partitionCount;
+    }
+
+    /**
+     * Leaves the group: deletes this member's node (so the others start to move its partitions), then, for every
+     * partition held, withdraws the token, calls {@code lost(p, token, CLOSED)} and deletes the partition's node only
+     * after it returned. Waits for all that up to {@link #CLOSE_WAIT_MILLIS}. Idempotent.
+     *
+     * <p>Called from a listener, or on a ZooKeeper or Curator thread, it does not wait (that would deadlock): the
+     * partitions are released on the recipe's own thread once the running call returned.
+     */
+    @Override
+    public void close() {
+        Lifecycle previous = lifecycle.getAndSet(Lifecycle.CLOSED);
+        if (previous == Lifecycle.CLOSED) {
+            return;
+        }
+        synchronized (startLock) {
+            closing = true;
+            client.getConnectionStateListenable().removeListener(connectionListener);
+        }
+        if (previous == Lifecycle.LATENT) {
+            events.shutdown();
+            return;
+        }
+        events.execute(this::leave);
+        events.shutdown();
+        if (events.isCurrentThread() || ElectionNodes.isZooKeeperOrCuratorThread()) {
+            return;
+        }
+        if (!events.awaitTermination(Duration.ofMillis(CLOSE_WAIT_MILLIS))) {
+            log.warn("[{}] close: listeners still running after {} ms", memberId, CLOSE_WAIT_MILLIS);
+        }
+    }
+
+    // ---- the recipe's thread ---------------------------------------------------------------------------------
+
+    private void leave() {
+        tellLosses();
+        if (memberNode && session == ElectionNodes.sessionId(client)) {
+            try {
+                zk.deleteMember(memberId);
+            } catch (RuntimeException e) {
+                log.warn("[{}] close: {}", memberId, e.getMessage());
+            }
+        }
+        for (Integer p : new ArrayList<>(nodes.keySet())) {
+            release(p, LossCause.CLOSED);
+        }
+    }
+
+    /** Tells the listener of tokens withdrawn on other threads (SUSPENDED, LOST), in the order they were. */
+    private void tellLosses() {
+        for (PartitionGrants.Loss loss = grants.nextLoss(); loss != null; loss = grants.nextLoss()) {
+            PartitionGrants.Loss told = loss;
+            call(() -> listener.lost(told.partition(), told.token(), told.cause()), told.partition(), told.token());
+        }
+    }
+
+    private void step() {
+        stepQueued.set(false);
+        tellLosses();
+        if (lifecycle.get() != Lifecycle.STARTED || !ElectionNodes.isConnected(client)) {
+            return; // disconnected: RECONNECTED queues the next step (a step would block in Curator's retries)
+        }
+        try {
+            reconcile();
+            retries.set(0);
+        } catch (Exception e) {
+            if (lifecycle.get() != Lifecycle.STARTED) {
+                return;
+            }
+            boolean connectionTrouble = e instanceof KeeperException.ConnectionLossException
+                    || e instanceof KeeperException.SessionExpiredException
+                    || !ElectionNodes.isConnected(client);
+            log.warn("[{}] reconcile failed ({}); {}", memberId, e, connectionTrouble ? "again on reconnect" : "retry");
+            checkAll.set(true);
+            membersChanged.set(true);
+            targetChanged.set(true);
+            if (!connectionTrouble) {
+                long delay = Math.min(2_000, 50L << Math.min(5, retries.getAndIncrement()));
+                CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS).execute(this::queueStep);
+            }
+        }
+    }
+
+    private void reconcile() throws Exception {
+        long current = ElectionNodes.sessionId(client);
+        if (current != session) { // a new session: the old one's nodes are not ours (they die with it)
+            withdrawAll(LossCause.LOST); // Curator may tell LOST after the new session is already here
+            tellLosses();
+            nodes.clear();
+            memberNode = false;
+            session = current;
+            checkAll.set(true);
+        }
+        if (!memberNode && !joinAgain()) {
+            return;
+        }
+        boolean all = checkAll.getAndSet(false);
+        if (membersChanged.getAndSet(false) || all) {
+            members = zk.members(membersWatcher);
+        }
+        if (targetChanged.getAndSet(false) || all || stored == null) {
+            stored = zk.assignment(targetWatcher).orElse(null);
+        }
+        if (stored != null && stored.assignment().partitionCount() != partitionCount) {
+            log.error(
+                    "[{}] the group at {} has {} partitions, this member {}: holding none",
+                    memberId,
+                    path,
+                    stored.assignment().partitionCount(),
+                    partitionCount);
+            releaseAll(LossCause.REBALANCED);
+            return;
+        }
+        if (!members.isEmpty() && memberId.equals(new TreeSet<>(members).first())) {
+            writeTarget();
+        }
+        SortedSet<Integer> wanted =
+                stored == null ? new TreeSet<>() : stored.assignment().partitionsOf(memberId);
+        for (Integer p : new ArrayList<>(nodes.keySet())) {
+            if (!wanted.contains(p)) {
+                release(p, LossCause.REBALANCED);
+            }
+        }
+        Set<Integer> changed = new TreeSet<>(partitionsChanged);
+        partitionsChanged.removeAll(changed);
+        for (Integer p : wanted) {
+            if (lifecycle.get() != Lifecycle.STARTED) {
+                return;
+            }
+            if (!nodes.containsKey(p)) {
+                nodes.put(p, zk.createLease(p, memberId));
+                acquire(p);
+            } else if (all || changed.contains(p)) { // else its predecessor's watch will tell us
+                acquire(p);
+            }
+        }
+    }
+
+    /** After a new session: our member node again, once a node of that id left by the old session is gone. */
+    private boolean joinAgain() throws Exception {
+        Optional<Long> other = zk.createMember(memberId, instance);
+        if (other.isEmpty()) {
+            memberNode = true;
+            return true;
+        }
+        log.warn(
+                "[{}] a node of id '{}' is still owned by session 0x{} (an old session of ours, or a duplicate): waiting"
+                        + " for it to go",
+                memberId,
+                memberId,
+                Long.toHexString(other.get()));
+        if (!zk.watchMember(memberId, event -> queueStep())) {
+            queueStep();
+        }
+        return false;
+    }
+
+    /** The member with the smallest id writes the next target when the stored one does not fit the members. */
+    private void writeTarget() throws Exception {
+        for (int attempt = 0; attempt < 5; attempt++) {
+            PartitionAssignment previous =
+                    stored == null ? PartitionAssignment.empty(partitionCount) : stored.assignment();
+            PartitionAssignment next = previous.next(members);
+            if (stored != null && next.equals(previous)) {
+                return;
+            }
+            if (zk.writeAssignment(next, stored == null ? -1 : stored.version())) {
+                log.debug(
+                        "[{}] target for {} members: {} partitions move",
+                        memberId,
+                        members.size(),
+                        previous.movedTo(next));
+                stored = new PartitionNodes.Stored(next, stored == null ? 0 : stored.version() + 1);
+                return;
+            }
+            members = zk.members(membersWatcher);
+            stored = zk.assignment(targetWatcher).orElse(null);
+        }
+        throw new IllegalStateException("the target at " + zk.assignmentPath() + " kept changing under us");
+    }
+
+    /** Checks our node of {@code p}: grants p if it is the lowest and ours, else waits on its predecessor. */
+    private void acquire(int p) throws Exception {
+        long before = grants.generation();
+        PartitionNodes.Own own = nodes.get(p);
+        PartitionNodes.Check check = zk.check(p, own, leaseWatcher);
+        if (check.gone()) {
+            withdraw(p, LossCause.NODE_GONE);
+            nodes.remove(p);
+            queueStep(); // created again on the next step
+            return;
+        }
+        if (!check.holds() || grants.holds(p)) {
+            return;
+        }
+        Stat stat = new Stat();
+        stat.setCzxid(own.czxid());
+        stat.setEphemeralOwner(own.owner());
+        ElectionNodes.Read read = ElectionNodes.ownSelectorToken(client, own.path(), stat, memberId);
+        if (!read.isGranted()) {
+            log.warn("[{}] partition {}: no token: {}", memberId, p, read.refusal());
+            nodes.remove(p);
+            zk.deleteLease(own);
+            queueStep();
+            return;
+        }
+        if (lifecycle.get() != Lifecycle.STARTED || !grants.grant(p, read.token(), own.owner(), before)) {
+            return; // withdrawn (SUSPENDED, LOST) or closed while we checked: the next step checks again
+        }
+        log.debug("[{}] partition {} acquired with {}", memberId, p, read.token());
+        call(() -> listener.acquired(p, read.token()), p, read.token());
+    }
+
+    /** Withdraws the token of {@code p} (if held), tells the listener, and only then deletes our node. */
+    private void release(int p, LossCause cause) {
+        withdraw(p, cause);
+        PartitionNodes.Own own = nodes.remove(p);
+        if (own != null && own.owner() == ElectionNodes.sessionId(client)) {
+            try {
+                zk.deleteLease(own);
+            } catch (RuntimeException e) {
+                log.warn("[{}] partition {}: {}", memberId, p, e.getMessage());
+            }
+        }
+    }
+
+    private void releaseAll(LossCause cause) {
+        for (Integer p : new ArrayList<>(nodes.keySet())) {
+            release(p, cause);
+        }
+    }
+
+    private void withdraw(int p, LossCause cause) {
+        FencingToken token = grants.withdraw(p);
+        if (token != null) {
+            log.debug("[{}] partition {} lost ({}) with {}", memberId, p, cause, token);
+            call(() -> listener.lost(p, token, cause), p, token);
+        }
+    }
+
+    private void call(Runnable call, int partition, FencingToken token) {
+        try {
+            call.run();
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) {
+            log.error("[{}] the listener threw for partition {} ({})", memberId, partition, token, e);
+        }
+    }
+
+    // ---- ZooKeeper's and Curator's threads: only flags, swaps and queueing --------------------------------------
+
+    private void onConnectionStateChanged(ConnectionState state) {
+        switch (state) {
+            case SUSPENDED -> {
+                if (ElectionNodes.suspendedIsError(client)) {
+                    withdrawAll(LossCause.SUSPENDED);
+                }
+            }
+            case LOST -> withdrawAll(LossCause.LOST);
+            case RECONNECTED, CONNECTED -> wake(checkAll);
+            default -> {}
+        }
+    }
+
+    /**
+     * Every token withdrawn at once, here; the listener told on the recipe's thread before anything else happens
+     * there (so a partition's {@code lost} always comes before its next {@code acquired}).
+     */
+    private void withdrawAll(LossCause cause) {
+        int count = grants.withdrawAll(cause, ElectionNodes.sessionId(client), ElectionNodes.isConnected(client));
+        if (count > 0) {
+            log.warn("[{}] {}: {} partitions withdrawn", memberId, cause, count);
+            events.execute(this::tellLosses);
+        }
+    }
+
+    private void onLeaseEvent(WatchedEvent event) {
+        if (event.getType() == Watcher.Event.EventType.None) {
+            return;
+        }
+        int partition = zk.partitionOf(event.getPath());
+        if (partition >= 0) {
+            partitionsChanged.add(partition);
+        }
+        queueStep();
+    }
+
+    private void wake(AtomicBoolean flag) {
+        flag.set(true);
+        queueStep();
+    }
+
+    private void queueStep() {
+        if (stepQueued.compareAndSet(false, true)) {
+            events.execute(this::step);
+        }
+    }
+}
