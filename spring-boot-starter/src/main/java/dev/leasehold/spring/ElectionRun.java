@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.integration.leader.Candidate;
@@ -297,16 +298,46 @@ final class ElectionRun implements FencedLeaderSelectorListener {
                         closeWait.toMillis());
             }
         }
+        client.getConnectionStateListenable().removeListener(joinedLog);
         selector.close();
         callbacks.shutdown();
         log.info("[{}] left the election for role '{}' on {}", participantId, role, electionPath);
     }
 
-    /** Joins the election with this selector, whose listener this run is. */
+    /**
+     * Joins the election with this selector, whose listener this run is. "Joined" is logged once the client is
+     * connected (the selector's node can only be created then), not before.
+     */
     void start(FencedLeaderSelector selector) {
         this.selector = selector;
         selector.autoRequeue();
         selector.start();
+        if (client.getZookeeperClient().isConnected()) {
+            logJoined();
+        } else {
+            log.info(
+                    "[{}] waiting for ZooKeeper ({}) to join the election for role '{}'",
+                    participantId,
+                    client.getZookeeperClient().getCurrentConnectionString(),
+                    role);
+            client.getConnectionStateListenable().addListener(joinedLog);
+        }
+    }
+
+    private final ConnectionStateListener joinedLog = new ConnectionStateListener() {
+        @Override
+        public void stateChanged(CuratorFramework c, ConnectionState state) {
+            if (state.isConnected()) {
+                c.getConnectionStateListenable().removeListener(this);
+                if (!stopping) {
+                    logJoined();
+                }
+            }
+        }
+    };
+
+    private void logJoined() {
+        log.info("[{}] joined the election for role '{}' on {}", participantId, role, electionPath);
     }
 
     /** The token of the current grant, if this participant leads. */

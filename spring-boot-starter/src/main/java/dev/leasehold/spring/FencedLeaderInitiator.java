@@ -185,7 +185,6 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
             next.start(selector);
             lastSelector = selector;
             run = next;
-            log.info("[{}] joined the election for role '{}' on {}", participantId, role, electionPath);
         }
     }
 
