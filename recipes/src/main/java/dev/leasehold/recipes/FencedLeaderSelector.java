@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.recipes.leader.CancelLeadershipException;
 import org.apache.curator.framework.recipes.leader.LeaderSelector;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListener;
 import org.apache.curator.framework.state.ConnectionState;
@@ -38,7 +39,11 @@ import org.slf4j.LoggerFactory;
  *       returns, and then the node is deleted (so a follower starts only after the work stopped).</li>
  * </ol>
  * On SUSPENDED (under Curator's default error policy) and LOST, the token is withdrawn at once and the leader's
- * thread is interrupted. Code that ignores interrupts keeps running: only the resource's token check stops it.
+ * thread is interrupted. Code that ignores interrupts keeps running: only the resource's token check stops it. A grant
+ * that Curator makes while the connection is down (its SUSPENDED may have been delivered before the grant began) is
+ * given up, never handed to the work. As with Curator's {@code LeaderSelectorListenerAdapter}, such a state change
+ * also takes the selector out of the queue (leading or waiting): with {@link #autoRequeue()} it queues again at
+ * once, else {@link #requeue()} puts it back.
  *
  * <p>The participant id is stored as the node's data and must be unique among participants; a second selector with
  * the same id on the same client and path is refused at {@link #start()}.
@@ -74,6 +79,9 @@ public final class FencedLeaderSelector implements Closeable {
     /** Replaced, never mutated: identity is what compareAndSet compares. */
     private record Grant(FencingToken token, long generation) {}
 
+    /** The last grant withdrawn, and why. */
+    private record Withdrawal(FencingToken token, LossCause cause) {}
+
     private final CuratorFramework client;
     private final String leaderPath;
     private final String participantId;
@@ -94,6 +102,7 @@ public final class FencedLeaderSelector implements Closeable {
     private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.LATENT);
     private final AtomicReference<Grant> grant = new AtomicReference<>(new Grant(null, 0));
     private volatile Thread leaderThread;
+    private volatile Withdrawal lastWithdrawal;
 
     /**
      * @param client        a Curator client; it must be started before {@link #start()}
@@ -249,7 +258,21 @@ public final class FencedLeaderSelector implements Closeable {
 
     /** Withdraws the token and interrupts the leader's work, if it runs; the participant stays in the election if auto-requeued. */
     public void interruptLeadership() {
-        withdraw("interruptLeadership() called");
+        withdraw(LossCause.INTERRUPTED, "interruptLeadership() called");
+    }
+
+    /**
+     * Why the grant of {@code token} was withdrawn: {@link LossCause#SUSPENDED} or {@link LossCause#LOST} (the
+     * connection state that withdrew it), {@link LossCause#INTERRUPTED} ({@link #interruptLeadership()}) or {@link
+     * LossCause#CLOSED}. Meant for the leader's work once it was interrupted.
+     *
+     * @param token a token this selector handed to the work
+     * @return the cause, empty if that grant was not withdrawn (it still holds, or the work returned by itself), or
+     *     if a later grant was withdrawn since
+     */
+    public Optional<LossCause> withdrawalCause(FencingToken token) {
+        Withdrawal last = lastWithdrawal;
+        return last != null && last.token().equals(token) ? Optional.of(last.cause()) : Optional.empty();
     }
 
     /** @return this participant's id, as given to the constructor */
@@ -279,7 +302,7 @@ public final class FencedLeaderSelector implements Closeable {
         if (previous == Lifecycle.CLOSED) {
             return;
         }
-        withdraw("closed");
+        withdraw(LossCause.CLOSED, "closed");
         boolean closeCurator;
         synchronized (curatorLifecycle) {
             released = true;
@@ -324,11 +347,14 @@ public final class FencedLeaderSelector implements Closeable {
     }
 
     /** Any thread; never blocks. Ends the current grant, voids token reads in flight, interrupts the work. */
-    private void withdraw(String why) {
+    private void withdraw(LossCause cause, String why) {
         Grant current;
         do {
             current = grant.get();
         } while (!grant.compareAndSet(current, new Grant(null, current.generation() + 1)));
+        if (current.token() != null) {
+            lastWithdrawal = new Withdrawal(current.token(), cause); // before the interrupt: the work reads it then
+        }
         Thread worker = leaderThread;
         if (worker != null) {
             worker.interrupt();
@@ -382,6 +408,17 @@ public final class FencedLeaderSelector implements Closeable {
             FencingToken token = read.token();
             leaderThread = Thread.currentThread();
             try {
+                // Curator may grant while disconnected: its SUSPENDED can arrive between the mutex's acquire and
+                // our first look at the grant, before `observed` was read, and the token came from a Stat without a
+                // round trip. Disconnected now: give the grant up. Connected now: a later SUSPENDED bumps the
+                // generation (the CAS below fails) or interrupts this thread (leaderThread is set).
+                if (!ElectionNodes.isConnected(client)) {
+                    log.info(
+                            "[{}] Curator granted leadership while the connection is down; giving token {} up",
+                            participantId,
+                            token.value());
+                    return;
+                }
                 // A loss while reading bumped the generation: the read is void.
                 if (!grant.compareAndSet(observed, new Grant(token, observed.generation() + 1))) {
                     log.info(
@@ -419,11 +456,20 @@ public final class FencedLeaderSelector implements Closeable {
             }
         }
 
+        /**
+         * On Curator's connection-state thread. Withdraws the token, then tells Curator to cancel this selector's
+         * task (as its LeaderSelectorListenerAdapter does): leading or still waiting in the queue, the selector
+         * leaves it, so a node of a session that may be gone never keeps it queued.
+         */
         @Override
         public void stateChanged(CuratorFramework curator, ConnectionState newState) {
-            if (newState == ConnectionState.LOST
-                    || (newState == ConnectionState.SUSPENDED && ElectionNodes.suspendedIsError(client))) {
-                withdraw("connection " + newState);
+            if (newState == ConnectionState.LOST) {
+                withdraw(LossCause.LOST, "connection LOST");
+                throw new CancelLeadershipException();
+            }
+            if (newState == ConnectionState.SUSPENDED && ElectionNodes.suspendedIsError(client)) {
+                withdraw(LossCause.SUSPENDED, "connection SUSPENDED");
+                throw new CancelLeadershipException();
             }
         }
     }

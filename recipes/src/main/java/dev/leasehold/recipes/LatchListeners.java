@@ -94,9 +94,7 @@ final class LatchListeners {
         Runnable safeCall = () -> {
             try {
                 call.accept(registration.listener());
-            } catch (VirtualMachineError e) {
-                throw e;
-            } catch (Throwable e) {
+            } catch (Throwable e) { // an Error too: the recipe's thread carries on with the next listener and grant
                 log.error(
                         "[{}] listener {} threw for token {}",
                         participantId,

@@ -128,8 +128,14 @@ final class RecipeThread {
         }
     }
 
+    /**
+     * Runs queued tasks until none is left. A task that throws, an {@code Error} included (a listener's {@code
+     * StackOverflowError}, say), is logged and the next task runs: a thread that died here with {@code running} set
+     * would leave every later task queued for ever (no grant, no loss told, close() waiting its whole wait).
+     */
     private void drain() {
         runner = Thread.currentThread();
+        boolean idle = false;
         try {
             while (true) {
                 Runnable task;
@@ -138,19 +144,32 @@ final class RecipeThread {
                     if (task == null) {
                         running = false;
                         notifyAll();
+                        idle = true;
                         return;
                     }
                 }
-                try {
-                    task.run();
-                } catch (VirtualMachineError e) {
-                    throw e;
-                } catch (Throwable e) {
-                    log.error("a task on {} threw", Thread.currentThread().getName(), e);
-                }
+                runLogged(task);
             }
         } finally {
             runner = null;
+            if (!idle) {
+                startDraining(); // something escaped even the logging (out of memory, say): another thread goes on
+            }
+        }
+    }
+
+    private static void runLogged(Runnable task) {
+        try {
+            task.run();
+        } catch (Throwable e) {
+            try {
+                log.error(
+                        "a task on {} threw; the recipe carries on",
+                        Thread.currentThread().getName(),
+                        e);
+            } catch (Throwable ignored) {
+                // logging failed too (out of memory, say): the recipe still carries on
+            }
         }
     }
 

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.integration.leader.Candidate;
@@ -41,6 +42,11 @@ final class ElectionRun implements FencedLeaderSelectorListener {
 
     private static final Logger log = LoggerFactory.getLogger(FencedLeaderInitiator.class);
 
+    /** The first wait before a grant that follows an {@code onGranted} that threw; doubled per failure in a row. */
+    static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
+    /** The longest such wait. */
+    static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
     private final Object source;
     private final CuratorFramework client;
     private final Candidate candidate;
@@ -55,6 +61,10 @@ final class ElectionRun implements FencedLeaderSelectorListener {
     private final ThreadPoolExecutor callbacks;
     private volatile Grant grant;
     private volatile boolean stopping;
+    /** {@code onGranted} calls that threw in a row, and when the next grant may call it again (selector's thread). */
+    private int failuresInARow;
+
+    private long nextGrantNanos;
 
     ElectionRun(
             Object source,
@@ -85,36 +95,38 @@ final class ElectionRun implements FencedLeaderSelectorListener {
 
     @Override
     public void takeLeadership(CuratorFramework curator, FencingToken token) {
-        if (stopping) {
-            return; // queued again while stopping: give the node up at once, tell the candidate nothing
+        if (stopping || !backedOff(token)) {
+            return; // queued again while stopping, or withdrawn while backing off: give the node up, tell nothing
         }
         Grant current = new Grant(token, this);
         grant = current;
-        LeaderEventPublisher events = publisher.get();
-        AtomicBoolean granted = new AtomicBoolean();
+        // Set on the candidate's thread once OnGrantedEvent is being published; read there too, by the revocation
+        // queued after it: so a published grant is always followed by its OnRevokedEvent, whenever the loss came.
+        AtomicBoolean published = new AtomicBoolean();
         List<FencedLeaderListener> told = List.copyOf(listeners); // the same ones hear the grant and its loss
         LossCause cause = LossCause.INTERRUPTED;
         tellAcquired(told, token);
         try {
             Future<?> onGranted = callbacks.submit(() -> {
                 candidate.onGranted(current);
-                if (events != null) {
-                    events.publishOnGranted(source, current, role);
-                }
-                granted.set(true);
+                publishGranted(current, published);
                 return null;
             });
             onGranted.get();
+            failuresInARow = 0;
             current.awaitWithdrawal();
         } catch (InterruptedException e) {
             log.debug("[{}] token {} withdrawn", participantId, token.value());
             cause = withdrawalCause(current);
         } catch (ExecutionException e) {
+            Duration backoff = backOff();
             log.error(
-                    "[{}] onGranted for role '{}' with token {} threw; giving leadership up",
+                    "[{}] onGranted for role '{}' with token {} threw; giving leadership up, next grant in {} ms at"
+                            + " the earliest",
                     participantId,
                     role,
                     token.value(),
+                    backoff.toMillis(),
                     e.getCause());
         } catch (RejectedExecutionException e) {
             log.debug("[{}] stopped before onGranted for token {}", participantId, token.value());
@@ -122,14 +134,66 @@ final class ElectionRun implements FencedLeaderSelectorListener {
         } finally {
             current.end();
             tellLost(told, token, cause);
-            awaitRevoked(current, events, granted.get());
+            awaitRevoked(current, published);
             grant = null;
         }
     }
 
+    /** On the candidate's thread: publishes OnGrantedEvent; a listener that throws is logged, leadership stays. */
+    private void publishGranted(Grant current, AtomicBoolean published) {
+        LeaderEventPublisher events = publisher.get();
+        if (events == null) {
+            return;
+        }
+        published.set(true); // before: a listener may have heard it even if a later one throws
+        try {
+            events.publishOnGranted(source, current, role);
+        } catch (RuntimeException e) {
+            // As Spring Integration's initiators do (INT-4220): an event listener's failure is not the candidate's.
+            log.error(
+                    "[{}] a listener of OnGrantedEvent for role '{}' (token {}) threw; still leading",
+                    participantId,
+                    role,
+                    current.token().value(),
+                    e);
+        }
+    }
+
+    /** Records one more onGranted failure in a row; returns the wait before the next grant may call it. */
+    private Duration backOff() {
+        failuresInARow++;
+        long millis = FIRST_BACKOFF.toMillis() << Math.min(failuresInARow - 1, 10);
+        Duration wait = Duration.ofMillis(Math.min(millis, MAX_BACKOFF.toMillis()));
+        nextGrantNanos = System.nanoTime() + wait.toNanos();
+        return wait;
+    }
+
     /**
-     * Why the selector withdrew the token: this initiator stopping, a yield, or else a connection state that the
-     * client's error policy treats as an error (the selector withdraws on nothing else).
+     * After an {@code onGranted} that threw, waits out the back-off before calling it again, so a lone participant
+     * is not granted in a tight loop (the node was released at once, so any other participant led first). The wait
+     * ends early if the token is withdrawn.
+     *
+     * @return {@code false} if the token was withdrawn while waiting
+     */
+    private boolean backedOff(FencingToken token) {
+        long left = failuresInARow == 0 ? 0 : nextGrantNanos - System.nanoTime();
+        if (left <= 0) {
+            return true;
+        }
+        log.info(
+                "[{}] waiting {} ms before calling onGranted again (token {})", participantId, left / 1_000_000, token);
+        try {
+            TimeUnit.NANOSECONDS.sleep(left); // the back-off itself; a withdrawal interrupts it
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
+     * Why the token was withdrawn: this initiator stopping, a yield, else what the selector says withdrew it (the
+     * connection state: SUSPENDED or LOST).
      */
     private LossCause withdrawalCause(Grant current) {
         if (stopping) {
@@ -138,9 +202,10 @@ final class ElectionRun implements FencedLeaderSelectorListener {
         if (current.yielded) {
             return LossCause.INTERRUPTED;
         }
-        return client.getConnectionStateErrorPolicy().isErrorState(ConnectionState.SUSPENDED)
-                ? LossCause.SUSPENDED
-                : LossCause.LOST;
+        return selector.withdrawalCause(current.token())
+                .orElseGet(() -> client.getConnectionStateErrorPolicy().isErrorState(ConnectionState.SUSPENDED)
+                        ? LossCause.SUSPENDED
+                        : LossCause.LOST);
     }
 
     private void tellAcquired(List<FencedLeaderListener> told, FencingToken token) {
@@ -163,13 +228,16 @@ final class ElectionRun implements FencedLeaderSelectorListener {
         }
     }
 
-    /** Queues onRevoked after onGranted and waits for it, heeding no interrupt (restored afterwards). */
-    private void awaitRevoked(Grant current, LeaderEventPublisher events, boolean granted) {
+    /**
+     * Queues onRevoked after onGranted (one thread, in order: it runs once onGranted and its event are done) and
+     * waits for it, heeding no interrupt (restored afterwards).
+     */
+    private void awaitRevoked(Grant current, AtomicBoolean published) {
         Future<?> onRevoked;
         try {
-            onRevoked = callbacks.submit(() -> revoke(current, events, granted));
+            onRevoked = callbacks.submit(() -> revoke(current, published.get()));
         } catch (RejectedExecutionException e) {
-            revoke(current, events, granted); // the executor is shut down only after the selector closed
+            revoke(current, published.get()); // the executor is shut down only after the selector closed
             return;
         }
         boolean interrupted = false;
@@ -189,7 +257,8 @@ final class ElectionRun implements FencedLeaderSelectorListener {
         }
     }
 
-    private void revoke(Grant current, LeaderEventPublisher events, boolean granted) {
+    /** The publisher current now (one set while leading hears this revocation), if the grant was published. */
+    private void revoke(Grant current, boolean published) {
         try {
             candidate.onRevoked(current);
         } catch (RuntimeException e) {
@@ -200,7 +269,8 @@ final class ElectionRun implements FencedLeaderSelectorListener {
                     current.token().value(),
                     e);
         }
-        if (granted && events != null) {
+        LeaderEventPublisher events = publisher.get();
+        if (published && events != null) {
             try {
                 events.publishOnRevoked(source, current, role);
             } catch (RuntimeException e) {
@@ -228,16 +298,46 @@ final class ElectionRun implements FencedLeaderSelectorListener {
                         closeWait.toMillis());
             }
         }
+        client.getConnectionStateListenable().removeListener(joinedLog);
         selector.close();
         callbacks.shutdown();
         log.info("[{}] left the election for role '{}' on {}", participantId, role, electionPath);
     }
 
-    /** Joins the election with this selector, whose listener this run is. */
+    /**
+     * Joins the election with this selector, whose listener this run is. "Joined" is logged once the client is
+     * connected (the selector's node can only be created then), not before.
+     */
     void start(FencedLeaderSelector selector) {
         this.selector = selector;
         selector.autoRequeue();
         selector.start();
+        if (client.getZookeeperClient().isConnected()) {
+            logJoined();
+        } else {
+            log.info(
+                    "[{}] waiting for ZooKeeper ({}) to join the election for role '{}'",
+                    participantId,
+                    client.getZookeeperClient().getCurrentConnectionString(),
+                    role);
+            client.getConnectionStateListenable().addListener(joinedLog);
+        }
+    }
+
+    private final ConnectionStateListener joinedLog = new ConnectionStateListener() {
+        @Override
+        public void stateChanged(CuratorFramework c, ConnectionState state) {
+            if (state.isConnected()) {
+                c.getConnectionStateListenable().removeListener(this);
+                if (!stopping) {
+                    logJoined();
+                }
+            }
+        }
+    };
+
+    private void logJoined() {
+        log.info("[{}] joined the election for role '{}' on {}", participantId, role, electionPath);
     }
 
     /** The token of the current grant, if this participant leads. */

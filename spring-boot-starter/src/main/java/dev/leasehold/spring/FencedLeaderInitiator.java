@@ -34,6 +34,12 @@ import org.springframework.integration.leader.event.LeaderEventPublisher;
  * </ol>
  * The participant then queues again, until {@link #stop()}.
  *
+ * <p>Every published {@code OnGrantedEvent} is followed by its {@code OnRevokedEvent}, whenever the loss comes (even
+ * while the grant's event is still being delivered, or when {@code onGranted} itself yields). A listener of {@code
+ * OnGrantedEvent} that throws is logged and leadership stays (as Spring Integration's own initiators do). An {@code
+ * onGranted} that throws gives leadership up (the node is released at once, so another participant may lead) and
+ * this participant's next {@code onGranted} waits first: 1 s, doubled for each failure in a row, at most 30 s.
+ *
  * <p>IMPORTANT: {@code onGranted} should start the leader's work and return; {@code onRevoked} should stop that
  * work and return only once it stopped. Until then this participant keeps its node, so no other participant leads.
  * {@code onRevoked} runs on a thread that the loss does not interrupt, so it may wait for the work. An
@@ -108,7 +114,9 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
     }
 
     /**
-     * Publishes the leader events through this publisher instead of the application context's.
+     * Publishes the leader events through this publisher instead of the application context's. May be called at any
+     * time: each event goes to the publisher set when it is published, so a publisher set while leading publishes
+     * that grant's {@code OnRevokedEvent} (the grant's {@code OnGrantedEvent} went to the one before).
      *
      * @param publisher the publisher of {@code OnGrantedEvent} and {@code OnRevokedEvent}
      */
@@ -126,8 +134,8 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
      * thread, never under a lock): {@code leadershipAcquired} before {@code onGranted} is called, and
      * {@code leadershipLost} as soon as the token was withdrawn, before {@code onRevoked} is called. The loss cause
      * is {@code CLOSED} when this initiator stops, {@code INTERRUPTED} for {@link FencedContext#yield()} or an
-     * {@code onGranted} that threw, and otherwise the connection state the client's error policy treats as an
-     * error ({@code SUSPENDED} under Curator's default policy, {@code LOST} under the session policy). A listener
+     * {@code onGranted} that threw, and otherwise the connection state that withdrew the token ({@code SUSPENDED},
+     * under Curator's default policy only, or {@code LOST}, as the selector saw it first). A listener
      * that throws is logged and changes nothing. Add listeners before {@link #start()}: a listener added during a
      * grant is told from the next grant on, so that it always hears a loss after its grant.
      *
@@ -177,7 +185,6 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
             next.start(selector);
             lastSelector = selector;
             run = next;
-            log.info("[{}] joined the election for role '{}' on {}", participantId, role, electionPath);
         }
     }
 

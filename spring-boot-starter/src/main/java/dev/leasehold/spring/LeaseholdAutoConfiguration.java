@@ -1,13 +1,18 @@
 package dev.leasehold.spring;
 
 import dev.leasehold.recipes.FencedLeaderSelector;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.integration.leader.Candidate;
@@ -26,6 +31,8 @@ import org.springframework.integration.leader.Candidate;
 @ConditionalOnClass({FencedLeaderSelector.class, Candidate.class, CuratorFramework.class})
 @EnableConfigurationProperties(LeaseholdProperties.class)
 public class LeaseholdAutoConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(LeaseholdAutoConfiguration.class);
 
     /** Created by Spring Boot. */
     public LeaseholdAutoConfiguration() {}
@@ -62,8 +69,62 @@ public class LeaseholdAutoConfiguration {
             builder.namespace(zk.namespace());
         }
         CuratorFramework client = builder.build();
-        client.start(); // connects in the background; the initiators' selectors wait for the connection
+        client.start();
+        awaitFirstConnection(client, zk);
         return client;
+    }
+
+    /**
+     * Waits, bounded by {@code leasehold.zookeeper.startup-connect-timeout}, for the client's first connection, so a
+     * wrong address fails the start with one message instead of an application that runs without ZooKeeper. With
+     * {@code start-disconnected} the start goes on (readiness refuses traffic until the client connects).
+     */
+    private static void awaitFirstConnection(CuratorFramework client, LeaseholdProperties.Zookeeper zk) {
+        boolean connected;
+        try {
+            connected = client.blockUntilConnected(
+                    Math.toIntExact(zk.startupConnectTimeout().toMillis()), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            client.close();
+            throw new IllegalStateException("interrupted while waiting for ZooKeeper at " + zk.connectString(), e);
+        }
+        if (connected) {
+            return;
+        }
+        if (zk.startDisconnected()) {
+            log.warn(
+                    "ZooKeeper at {} did not answer within {} ms; starting anyway (leasehold.zookeeper.start-disconnected"
+                            + "=true): no participant leads from here and readiness refuses traffic until it connects",
+                    zk.connectString(),
+                    zk.startupConnectTimeout().toMillis());
+            return;
+        }
+        client.close();
+        throw new LeaseholdConfigurationException(
+                "Could not connect to ZooKeeper at " + zk.connectString() + " within "
+                        + zk.startupConnectTimeout().toMillis() + " ms (leasehold.zookeeper.startup-connect-timeout).",
+                "Check leasehold.zookeeper.connect-string (host:port,host:port) and that this host can reach those"
+                        + " servers; allow longer with leasehold.zookeeper.startup-connect-timeout, or set"
+                        + " leasehold.zookeeper.start-disconnected=true to start without ZooKeeper (readiness then"
+                        + " refuses traffic until it connects).",
+                null);
+    }
+
+    /**
+     * Feeds the application's readiness from the Curator client's connection: REFUSING_TRAFFIC while it is not
+     * connected (SUSPENDED, LOST, or never connected), ACCEPTING_TRAFFIC once it is. Off with {@code
+     * leasehold.zookeeper.readiness=false}.
+     *
+     * @param clients      the Curator client, if there is one (the starter's or the application's)
+     * @param availability Spring Boot's availability bean, if there is one
+     * @return the bean that follows the connection
+     */
+    @Bean
+    @ConditionalOnProperty(name = "leasehold.zookeeper.readiness", matchIfMissing = true)
+    public ZookeeperReadiness leaseholdZookeeperReadiness(
+            ObjectProvider<CuratorFramework> clients, ObjectProvider<ApplicationAvailability> availability) {
+        return new ZookeeperReadiness(clients, availability);
     }
 
     /**

@@ -32,7 +32,9 @@ public record LeaseholdProperties(
                         Duration.ofSeconds(15),
                         new Retry(Duration.ofSeconds(1), 3, Duration.ofSeconds(30)),
                         true,
-                        null),
+                        null,
+                        Duration.ofSeconds(30),
+                        false),
                 new Election("/leasehold/election", Duration.ofSeconds(10)),
                 new Store(StoreConfig.DEFAULT_PREFIX, true));
     }
@@ -77,6 +79,10 @@ public record LeaseholdProperties(
      * @param retry             the client's retry policy (exponential back-off)
      * @param ensembleTracker   whether Curator follows ensemble changes from the servers' config
      * @param namespace         a namespace prefixed to every path of the client; unset: none
+     * @param startupConnectTimeout how long the context's start waits for the starter's client to connect before it
+     *                          fails with a message naming the address; from 100 ms to 10 min
+     * @param startDisconnected {@code true}: start even if the client is not connected within that time (readiness
+     *                          then says REFUSING_TRAFFIC until it connects)
      */
     public record Zookeeper(
             String connectString,
@@ -84,7 +90,9 @@ public record LeaseholdProperties(
             @DefaultValue("15s") Duration connectionTimeout,
             @DefaultValue Retry retry,
             @DefaultValue("true") boolean ensembleTracker,
-            String namespace) {
+            String namespace,
+            @DefaultValue("30s") Duration startupConnectTimeout,
+            @DefaultValue("false") boolean startDisconnected) {
 
         /**
          * Checks every value; a blank connect string counts as unset.
@@ -95,6 +103,8 @@ public record LeaseholdProperties(
          * @param retry             the retry policy
          * @param ensembleTracker   whether to track the ensemble
          * @param namespace         the namespace, or {@code null}
+         * @param startupConnectTimeout the longest wait for the first connection at start
+         * @param startDisconnected whether to start anyway when it did not connect in time
          */
         public Zookeeper {
             if (connectString != null && connectString.isBlank()) {
@@ -113,6 +123,11 @@ public record LeaseholdProperties(
             if (retry == null) {
                 throw new IllegalArgumentException("leasehold.zookeeper.retry must not be null");
             }
+            between(
+                    startupConnectTimeout,
+                    Duration.ofMillis(100),
+                    Duration.ofMinutes(10),
+                    "leasehold.zookeeper.startup-connect-timeout");
             if (namespace != null && (namespace.isBlank() || namespace.startsWith("/") || namespace.endsWith("/"))) {
                 throw new IllegalArgumentException("leasehold.zookeeper.namespace must be a path without a leading or"
                         + " trailing '/', e.g. myapp, was '" + namespace + "'");
@@ -126,7 +141,15 @@ public record LeaseholdProperties(
          * @return a copy with it
          */
         public Zookeeper withConnectString(String connectString) {
-            return new Zookeeper(connectString, sessionTimeout, connectionTimeout, retry, ensembleTracker, namespace);
+            return new Zookeeper(
+                    connectString,
+                    sessionTimeout,
+                    connectionTimeout,
+                    retry,
+                    ensembleTracker,
+                    namespace,
+                    startupConnectTimeout,
+                    startDisconnected);
         }
 
         /**
@@ -136,7 +159,31 @@ public record LeaseholdProperties(
          * @return a copy with it
          */
         public Zookeeper withSessionTimeout(Duration sessionTimeout) {
-            return new Zookeeper(connectString, sessionTimeout, connectionTimeout, retry, ensembleTracker, namespace);
+            return withStartup(sessionTimeout, startupConnectTimeout, startDisconnected);
+        }
+
+        /**
+         * A copy with other start-up values.
+         *
+         * @param startupConnectTimeout the longest wait for the first connection at start
+         * @param startDisconnected     whether to start anyway when it did not connect in time
+         * @return a copy with them
+         */
+        public Zookeeper withStartup(Duration startupConnectTimeout, boolean startDisconnected) {
+            return withStartup(sessionTimeout, startupConnectTimeout, startDisconnected);
+        }
+
+        private Zookeeper withStartup(
+                Duration sessionTimeout, Duration startupConnectTimeout, boolean startDisconnected) {
+            return new Zookeeper(
+                    connectString,
+                    sessionTimeout,
+                    connectionTimeout,
+                    retry,
+                    ensembleTracker,
+                    namespace,
+                    startupConnectTimeout,
+                    startDisconnected);
         }
     }
 
