@@ -141,10 +141,23 @@ abstract class TransactionOwnershipContract {
         return ds;
     }
 
+    /**
+     * Whether a session setting made on a connection stays with it (HikariCP's {@code transactionIsolation} is one). Not
+     * behind a transaction-mode pooler, where it would stay on whichever server connection ran it: there the pool is
+     * given {@link #plainAt} instead.
+     */
+    protected boolean sessionSettingsStay() {
+        return true;
+    }
+
     private HikariDataSource hikari(Isolation isolation) {
         HikariConfig config = new HikariConfig();
-        config.setDataSource(database());
-        config.setTransactionIsolation("TRANSACTION_" + isolation.name());
+        if (sessionSettingsStay()) {
+            config.setDataSource(database());
+            config.setTransactionIsolation("TRANSACTION_" + isolation.name());
+        } else {
+            config.setDataSource(plainAt(isolation));
+        }
         config.setMaximumPoolSize(12);
         config.setMinimumIdle(0);
         config.setPoolName("tx-" + isolation.name().toLowerCase());
