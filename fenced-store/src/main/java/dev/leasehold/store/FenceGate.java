@@ -3,6 +3,7 @@ package dev.leasehold.store;
 import dev.leasehold.store.internal.Args;
 import dev.leasehold.store.internal.FenceHistory;
 import dev.leasehold.store.internal.Jdbc;
+import dev.leasehold.store.internal.PassedTokens;
 import dev.leasehold.store.internal.SqlDialect;
 import dev.leasehold.store.internal.SqlStates;
 import dev.leasehold.store.internal.StoreContext;
@@ -10,10 +11,8 @@ import dev.leasehold.store.internal.TxDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -71,8 +70,8 @@ public final class FenceGate {
 
     private final StoreContext context;
     private final int historyLimit;
-    /** Per resource, the token this gate last saw pass and commit: the same token again cannot change the mark. */
-    private final Map<String, Long> passed = new ConcurrentHashMap<>();
+    /** Per resource, the token this gate last saw pass and commit: a hint for the short path, bounded. */
+    private final PassedTokens passed = new PassedTokens();
 
     /**
      * A gate on {@code ds} with {@link StoreConfig#defaults()}.
@@ -145,19 +144,22 @@ public final class FenceGate {
 
     /** After a commit: remembers that {@code token} passed for {@code resource}, and returns {@code result}. */
     private <T> T committed(String resource, long token, T result) {
-        passed.merge(resource, token, Math::max);
+        passed.passed(resource, token);
         return result;
     }
 
     /**
      * The check, and a history row if the token raised the mark. A token this gate saw pass and commit before costs
-     * nothing more; a new one costs a locking read of the mark first, once, and an insert if the mark rose.
+     * one statement, which passes only if the mark still EQUALS it (so it cannot raise the mark unseen: after another
+     * gate's re-base to a lower mark it fails, and the full path records the raise); a new one costs a locking read
+     * of the mark first, once, and an insert if the mark rose.
      */
     private void passAndRecord(Connection tx, String resource, long token, String holder) throws SQLException {
-        Long last = passed.get(resource);
-        if (last != null && last == token) {
-            pass(tx, resource, token);
-            return;
+        if (passed.seen(resource, token)) {
+            if (passEqual(tx, resource, token)) {
+                return;
+            }
+            passed.forget(resource);
         }
         OptionalLong before = FenceHistory.lockMark(tx, context.sql(), resource);
         pass(tx, resource, token);
@@ -218,8 +220,7 @@ public final class FenceGate {
     private int inOneOrTwo(String resource, long token, String sql, Object[] params) {
         String operation = "fenced statement on '" + resource + "' with token " + token;
         Optional<TxDialect> known = context.knownTx();
-        Long last = passed.get(resource);
-        boolean seen = last != null && last == token; // else the two-step path records the mark's change
+        boolean seen = passed.seen(resource, token); // else the two-step path records the mark's change
         if (seen && (known.isEmpty() || known.get().multiStatement())) {
             Integer count = context.jdbc()
                     .withConnection(operation, tx -> inOneRoundTrip(operation, tx, resource, token, sql, params));
@@ -264,12 +265,29 @@ public final class FenceGate {
             if (!tx.getAutoCommit()) {
                 tx.rollback(); // the pool's connections come without auto-commit: end the aborted transaction first
             }
-            RuntimeException refused = refusal(tx, resource, token);
-            if (refused instanceof StaleTokenException) {
-                throw refused;
+            OptionalLong highest = selectToken(tx, resource);
+            if (highest.isPresent() && highest.getAsLong() > token) {
+                throw new StaleTokenException(resource, token, highest.getAsLong());
             }
-            throw e; // a division by zero in the caller's own statement: the mark did not refuse the token
+            if (highest.isPresent() && highest.getAsLong() == token) {
+                throw e; // a division by zero in the caller's own statement: the mark did not refuse the token
+            }
+            passed.forget(resource); // lower (re-based by another gate) or gone: the two-step path records the raise
+            return null;
         }
+    }
+
+    /** The short path's check: passes (and locks the mark) only if the mark equals {@code token}. */
+    private boolean passEqual(Connection tx, String resource, long token) throws SQLException {
+        SqlDialect sql = context.sql();
+        return Jdbc.oneRow(
+                Jdbc.update(
+                        tx,
+                        "UPDATE " + sql.tables.fence() + " SET updated_at = " + sql.now()
+                                + " WHERE resource = ? AND token = ?",
+                        resource,
+                        token),
+                "fence check");
     }
 
     /**
@@ -395,7 +413,7 @@ public final class FenceGate {
             FenceHistory.rebased(tx, sql, resource, newToken, previous, operator, reason);
             return previous;
         });
-        passed.remove(resource); // the mark may be lower now: a token of ours raising it again is a change to record
+        passed.forget(resource); // the mark may be lower now: a token of ours raising it again is a change to record
         log.warn(
                 "fence of resource '{}' RE-BASED from {} to {} by '{}': {}",
                 resource,
@@ -430,15 +448,6 @@ public final class FenceGate {
             }
         }
         throw changing(resource, token);
-    }
-
-    /** After a check that failed in a statement of its own: stale if a higher mark is read, else retryable. */
-    private RuntimeException refusal(Connection tx, String resource, long token) throws SQLException {
-        OptionalLong highest = selectToken(tx, resource);
-        if (highest.isPresent() && highest.getAsLong() > token) {
-            return new StaleTokenException(resource, token, highest.getAsLong());
-        }
-        return changing(resource, token);
     }
 
     private static StoreException changing(String resource, long token) {

@@ -118,13 +118,14 @@ public abstract class TxDialect {
     }
 
     /**
-     * The fence check as a statement that FAILS when the token is refused (SQLState {@link #REFUSED_STATE}), where
-     * the database can send several statements at once: sent in one round trip with the caller's statement and the
-     * COMMIT, a refusal aborts the transaction block before either runs. Parameters: resource, token.
+     * The short path's fence check, for a token the gate saw pass before, as a statement that FAILS (SQLState
+     * {@link #REFUSED_STATE}) unless the resource's mark EQUALS the token, where the database can send several
+     * statements at once: sent in one round trip with the caller's statement and the COMMIT, a refusal aborts the
+     * transaction block before either runs. A mark that is higher means stale; lower (re-based by another gate) means
+     * the full path must raise it and record the raise. Parameters: resource, token. Empty where not supported.
      */
     public Optional<String> fenceAssert(Tables tables) {
-        return fenceUpsert(tables)
-                .map(upsert -> "WITH passed AS (" + upsert + " RETURNING 1)" + " SELECT 1 / COUNT(*) FROM passed");
+        return Optional.empty();
     }
 
     /**

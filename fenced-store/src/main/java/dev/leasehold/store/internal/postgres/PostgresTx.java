@@ -49,6 +49,12 @@ final class PostgresTx extends TxDialect {
     }
 
     @Override
+    public Optional<String> fenceAssert(Tables tables) {
+        return Optional.of("WITH passed AS (UPDATE " + tables.fence() + " SET updated_at = now()"
+                + " WHERE resource = ? AND token = ? RETURNING 1) SELECT 1 / COUNT(*) FROM passed");
+    }
+
+    @Override
     public Optional<String> fenceUpsert(Tables tables) {
         return Optional.of("INSERT INTO " + tables.fence() + " AS f (resource, token, updated_at) VALUES (?, ?, now())"
                 + " ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = EXCLUDED.updated_at"

@@ -1,4 +1,4 @@
-package dev.leasehold.store;
+package dev.leasehold.store.testing;
 
 import dev.leasehold.testkit.PlainDataSource;
 import java.sql.Connection;
@@ -10,17 +10,17 @@ import javax.sql.DataSource;
  * A data source that refuses the next {@code n} connections when told to (SQLState 08001, as a database that is down
  * would), then hands out its target's again: a store failure at a chosen moment. Thread-safe.
  */
-final class RefusingDataSource extends PlainDataSource {
+public final class RefusingDataSource extends PlainDataSource {
 
     private final DataSource target;
     private final AtomicInteger refusals = new AtomicInteger();
 
-    RefusingDataSource(DataSource target) {
+    public RefusingDataSource(DataSource target) {
         this.target = target;
     }
 
     /** The next {@code n} calls of {@link #getConnection()} fail. */
-    void refuseNext(int n) {
+    public void refuseNext(int n) {
         refusals.set(n);
     }
 
