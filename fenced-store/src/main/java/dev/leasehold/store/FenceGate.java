@@ -44,7 +44,9 @@ import org.slf4j.LoggerFactory;
  * newest mark once the newer one commits, and is rejected (tested on both databases, with connections handed out at
  * READ COMMITTED, REPEATABLE READ and SERIALIZABLE). Work that needs a stronger guarantee locks what it reads
  * ({@code SELECT ... FOR UPDATE}). Every statement waits at most {@link StoreConfig#lockTimeout()} for a lock.
- * Serialization failures and deadlocks of the gate's own statements are retried a few times; of your work, never.
+ * Serialization failures and deadlocks of the gate's own statements are retried a few times; of your work through
+ * {@link #write}/{@link #call}, never (it may have done what cannot be undone); of {@link #update}'s one statement,
+ * yes: it is rolled back whole with the check, so running it again is as if it ran once.
  *
  * <p>Cost over the same work in a plain transaction: one statement more. Through {@link #write}/{@link #call} it is
  * one round trip more (the check, then your statements, then the commit). {@link #update} sends the check, one
@@ -196,8 +198,14 @@ public final class FenceGate {
      * @param params   the parameters' values, in order
      * @return the statement's update count
      * @throws IllegalArgumentException if {@code sql} is not one such statement: it must start with INSERT, UPDATE,
-     *                                  DELETE or MERGE, hold no {@code ;} and no {@code RETURNING} (pass values as
-     *                                  parameters; for more, use {@link #call})
+     *                                  DELETE or MERGE, hold no {@code ;}, no comment ({@code --} or {@code /*}, even
+     *                                  inside a literal) and no {@code RETURNING} (pass values as parameters; for
+     *                                  more, use {@link #call}). Refused at the door, nothing sent: the gate frames
+     *                                  your statement with its own (the check before it, on PostgreSQL the COMMIT
+     *                                  after it, in the same round trip), and a comment could hide or a {@code ;} add
+     *                                  a statement. Behind the door, every result of the block is verified, the
+     *                                  COMMIT's included; a block whose results do not match is rolled back and
+     *                                  reported as a {@link StoreException}, never as done
      * @throws StaleTokenException      if {@code token} is lower than the highest seen for {@code resource}; nothing
      *                                  of the statement was kept
      * @throws StoreException           if the database failed (nothing kept; a {@link CommitOutcomeUnknownException}
@@ -212,6 +220,11 @@ public final class FenceGate {
                 || RETURNING.matcher(sql).find()) {
             throw new IllegalArgumentException("sql must be one INSERT, UPDATE, DELETE or MERGE statement without ';'"
                     + " or RETURNING (pass values as parameters), was " + (sql == null ? "null" : "'" + sql + "'"));
+        }
+        if (sql.contains("--") || sql.contains("/*")) {
+            throw new IllegalArgumentException("sql must hold no comment ('--' or '/*'), even inside a literal (pass"
+                    + " values as parameters): a comment can hide what the gate sends after your statement, was '"
+                    + sql + "'");
         }
         Args.notNull(params, "params");
         return told(resource, token, () -> inOneOrTwo(resource, token, sql, params));

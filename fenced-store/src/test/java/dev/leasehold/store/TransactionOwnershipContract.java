@@ -660,6 +660,36 @@ abstract class TransactionOwnershipContract {
         assertThat(new FenceGate(database()).highestToken("s")).isEmpty();
     }
 
+    /**
+     * Issue 21, defect 1. On PostgreSQL the gate sends a seen token's check, the statement and the COMMIT as one
+     * string; a statement ending in a line comment swallowed the COMMIT: update() returned 1, and the debit was lost
+     * when the connection closed (plain DataSource) or the connection went back to the pool with the transaction
+     * open, holding the fence row (HikariCP). Text that can hide or add statements is refused at the door now, on
+     * every database; nothing is sent, and the next leader's advance is not blocked.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fewSetups")
+    void aStatementWithACommentIsRefusedBeforeAnythingIsSent(Setup setup) throws SQLException {
+        DataSource ds = dataSource(setup);
+        FenceGate gate = new FenceGate(ds);
+        assertThat(gate.update("acct", 1, INSERT, "acct", 1L, "100")).isEqualTo(1);
+        assertThat(gate.update("acct", 1, "UPDATE " + WRITES + " SET note = ? WHERE resource = ?", "100", "acct"))
+                .as("the token was seen: the next update takes the one-round-trip path")
+                .isEqualTo(1);
+        for (String debit : List.of(
+                "UPDATE " + WRITES + " SET note = ? WHERE resource = ? -- debit",
+                "UPDATE " + WRITES + " SET note = ? /* debit */ WHERE resource = ?",
+                "UPDATE " + WRITES + " SET note = ? WHERE resource = ? /* debit")) {
+            assertThatThrownBy(() -> gate.update("acct", 1, debit, "90", "acct"))
+                    .as(debit)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("comment");
+        }
+        assertThat(notes()).containsExactly("100");
+        new FenceGate(ds, StoreConfig.defaults().withLockTimeout(Duration.ofSeconds(2))).advance("acct", 2);
+        assertThat(new FenceGate(database()).highestToken("acct")).hasValue(2);
+    }
+
     /** A pool that hands out connections with auto-commit off: the same outcomes, in a transaction of the gate's. */
     @org.junit.jupiter.api.Test
     void aStatementThroughAPoolWithoutAutoCommitIsJudgedTheSameWay() throws SQLException {
