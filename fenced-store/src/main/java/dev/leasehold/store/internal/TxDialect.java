@@ -74,6 +74,35 @@ public abstract class TxDialect {
         return prologue().isEmpty() ? 0 : 2;
     }
 
+    /** Whether DDL commits the open transaction by itself (H2, MariaDB, MySQL; not PostgreSQL). */
+    public boolean ddlCommits() {
+        return database != Database.POSTGRESQL;
+    }
+
+    /**
+     * A statement that marks the gate's transaction once the check passed (before the work runs); a query's first
+     * column is the transaction's identity. PostgreSQL: its transaction id; H2: its session's transaction id;
+     * MariaDB and MySQL: a savepoint (their transaction ids need the PROCESS privilege).
+     */
+    public String markTransaction() {
+        return switch (database) {
+            case POSTGRESQL -> "SELECT txid_current()";
+            case H2 -> "SELECT TRANSACTION_ID()";
+            default -> "SAVEPOINT leasehold_fence";
+        };
+    }
+
+    /**
+     * Run just before the commit: fails, or answers other than {@link #markTransaction()} did, if the transaction that
+     * took the mark is no longer the one open (the work's SQL committed or rolled it back).
+     */
+    public String verifyTransaction() {
+        return switch (database) {
+            case POSTGRESQL, H2 -> markTransaction();
+            default -> "RELEASE SAVEPOINT leasehold_fence";
+        };
+    }
+
     /** Whether several statements can travel in one round trip ("a; b" in one PreparedStatement). */
     public boolean multiStatement() {
         return false;
