@@ -74,22 +74,18 @@ public abstract class TxDialect {
         return prologue().isEmpty() ? 0 : 2;
     }
 
-    /** Whether DDL commits the open transaction by itself (H2, MariaDB, MySQL; not PostgreSQL). */
+    /** Whether DDL commits the open transaction by itself (H2, MariaDB, MySQL: yes, the default; PostgreSQL: no). */
     public boolean ddlCommits() {
-        return database != Database.POSTGRESQL;
+        return true;
     }
 
     /**
      * A statement that marks the gate's transaction once the check passed (before the work runs); a query's first
-     * column is the transaction's identity. PostgreSQL: its transaction id; H2: its session's transaction id;
-     * MariaDB and MySQL: a savepoint (their transaction ids need the PROCESS privilege).
+     * column is the transaction's identity. By default a savepoint (MariaDB and MySQL, whose transaction ids need the
+     * PROCESS privilege); PostgreSQL and H2 read their transaction id.
      */
     public String markTransaction() {
-        return switch (database) {
-            case POSTGRESQL -> "SELECT txid_current()";
-            case H2 -> "SELECT TRANSACTION_ID()";
-            default -> "SAVEPOINT leasehold_fence";
-        };
+        return "SAVEPOINT leasehold_fence";
     }
 
     /**
@@ -97,10 +93,7 @@ public abstract class TxDialect {
      * took the mark is no longer the one open (the work's SQL committed or rolled it back).
      */
     public String verifyTransaction() {
-        return switch (database) {
-            case POSTGRESQL, H2 -> markTransaction();
-            default -> "RELEASE SAVEPOINT leasehold_fence";
-        };
+        return "RELEASE SAVEPOINT leasehold_fence";
     }
 
     /** Whether several statements can travel in one round trip ("a; b" in one PreparedStatement). */

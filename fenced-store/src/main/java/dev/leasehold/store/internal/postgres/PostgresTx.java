@@ -60,4 +60,21 @@ final class PostgresTx extends TxDialect {
                 + " ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = EXCLUDED.updated_at"
                 + " WHERE f.token <= EXCLUDED.token");
     }
+
+    /** DDL is transactional here: it does not commit by itself. */
+    @Override
+    public boolean ddlCommits() {
+        return false;
+    }
+
+    /** The transaction's id: a different one before the commit means the work's SQL ended the gate's. */
+    @Override
+    public String markTransaction() {
+        return "SELECT txid_current()";
+    }
+
+    @Override
+    public String verifyTransaction() {
+        return markTransaction();
+    }
 }
