@@ -123,6 +123,9 @@ final class Transaction {
                     over = true;
                 } catch (SQLException e) {
                     over = rollback(connection, e);
+                    if (SqlStates.sharedServerStatement(e)) {
+                        throw failure(operation, e); // the COMMIT's Parse failed: it never ran
+                    }
                     throw new CommitOutcomeUnknownException(operation, e);
                 }
                 return result;
@@ -196,6 +199,9 @@ final class Transaction {
     }
 
     private static StoreException failure(String operation, SQLException e) {
+        if (SqlStates.sharedServerStatement(e)) {
+            return new StoreException(operation + " failed: " + SqlStates.SET_PREPARE_THRESHOLD, e, false);
+        }
         return new StoreException(operation, e);
     }
 
