@@ -83,7 +83,7 @@ public final class OutboxRelay {
      *
      * @param sender delivers the intent; whatever it throws is recorded as a failed attempt
      * @return empty if no intent is due right now
-     * @throws StoreException if the claim, or the recording of the outcome, failed. A recording that failed is never
+     * @throws dev.leasehold.store.StoreException if the claim, or the recording of the outcome, failed. A recording that failed is never
      *                        counted as a failed send: the intent stays claimed and is sent again once its lease ends
      *                        (at-least-once; the key makes the second send harmless)
      */
