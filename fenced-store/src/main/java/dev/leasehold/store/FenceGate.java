@@ -3,6 +3,7 @@ package dev.leasehold.store;
 import dev.leasehold.store.internal.Args;
 import dev.leasehold.store.internal.FenceHistory;
 import dev.leasehold.store.internal.Jdbc;
+import dev.leasehold.store.internal.PassedTokens;
 import dev.leasehold.store.internal.SqlDialect;
 import dev.leasehold.store.internal.SqlStates;
 import dev.leasehold.store.internal.StoreContext;
@@ -10,10 +11,8 @@ import dev.leasehold.store.internal.TxDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -45,7 +44,9 @@ import org.slf4j.LoggerFactory;
  * newest mark once the newer one commits, and is rejected (tested on both databases, with connections handed out at
  * READ COMMITTED, REPEATABLE READ and SERIALIZABLE). Work that needs a stronger guarantee locks what it reads
  * ({@code SELECT ... FOR UPDATE}). Every statement waits at most {@link StoreConfig#lockTimeout()} for a lock.
- * Serialization failures and deadlocks of the gate's own statements are retried a few times; of your work, never.
+ * Serialization failures and deadlocks of the gate's own statements are retried a few times; of your work through
+ * {@link #write}/{@link #call}, never (it may have done what cannot be undone); of {@link #update}'s one statement,
+ * yes: it is rolled back whole with the check, so running it again is as if it ran once.
  *
  * <p>Cost over the same work in a plain transaction: one statement more. Through {@link #write}/{@link #call} it is
  * one round trip more (the check, then your statements, then the commit). {@link #update} sends the check, one
@@ -71,8 +72,8 @@ public final class FenceGate {
 
     private final StoreContext context;
     private final int historyLimit;
-    /** Per resource, the token this gate last saw pass and commit: the same token again cannot change the mark. */
-    private final Map<String, Long> passed = new ConcurrentHashMap<>();
+    /** Per resource, the token this gate last saw pass and commit: a hint for the short path, bounded. */
+    private final PassedTokens passed = new PassedTokens();
 
     /**
      * A gate on {@code ds} with {@link StoreConfig#defaults()}.
@@ -145,19 +146,22 @@ public final class FenceGate {
 
     /** After a commit: remembers that {@code token} passed for {@code resource}, and returns {@code result}. */
     private <T> T committed(String resource, long token, T result) {
-        passed.merge(resource, token, Math::max);
+        passed.passed(resource, token);
         return result;
     }
 
     /**
      * The check, and a history row if the token raised the mark. A token this gate saw pass and commit before costs
-     * nothing more; a new one costs a locking read of the mark first, once, and an insert if the mark rose.
+     * one statement, which passes only if the mark still EQUALS it (so it cannot raise the mark unseen: after another
+     * gate's re-base to a lower mark it fails, and the full path records the raise); a new one costs a locking read
+     * of the mark first, once, and an insert if the mark rose.
      */
     private void passAndRecord(Connection tx, String resource, long token, String holder) throws SQLException {
-        Long last = passed.get(resource);
-        if (last != null && last == token) {
-            pass(tx, resource, token);
-            return;
+        if (passed.seen(resource, token)) {
+            if (passEqual(tx, resource, token)) {
+                return;
+            }
+            passed.forget(resource);
         }
         OptionalLong before = FenceHistory.lockMark(tx, context.sql(), resource);
         pass(tx, resource, token);
@@ -194,8 +198,14 @@ public final class FenceGate {
      * @param params   the parameters' values, in order
      * @return the statement's update count
      * @throws IllegalArgumentException if {@code sql} is not one such statement: it must start with INSERT, UPDATE,
-     *                                  DELETE or MERGE, hold no {@code ;} and no {@code RETURNING} (pass values as
-     *                                  parameters; for more, use {@link #call})
+     *                                  DELETE or MERGE, hold no {@code ;}, no comment ({@code --} or {@code /*}, even
+     *                                  inside a literal) and no {@code RETURNING} (pass values as parameters; for
+     *                                  more, use {@link #call}). Refused at the door, nothing sent: the gate frames
+     *                                  your statement with its own (the check before it, on PostgreSQL the COMMIT
+     *                                  after it, in the same round trip), and a comment could hide or a {@code ;} add
+     *                                  a statement. Behind the door, every result of the block is verified, the
+     *                                  COMMIT's included; a block whose results do not match is rolled back and
+     *                                  reported as a {@link StoreException}, never as done
      * @throws StaleTokenException      if {@code token} is lower than the highest seen for {@code resource}; nothing
      *                                  of the statement was kept
      * @throws StoreException           if the database failed (nothing kept; a {@link CommitOutcomeUnknownException}
@@ -211,6 +221,11 @@ public final class FenceGate {
             throw new IllegalArgumentException("sql must be one INSERT, UPDATE, DELETE or MERGE statement without ';'"
                     + " or RETURNING (pass values as parameters), was " + (sql == null ? "null" : "'" + sql + "'"));
         }
+        if (sql.contains("--") || sql.contains("/*")) {
+            throw new IllegalArgumentException("sql must hold no comment ('--' or '/*'), even inside a literal (pass"
+                    + " values as parameters): a comment can hide what the gate sends after your statement, was '"
+                    + sql + "'");
+        }
         Args.notNull(params, "params");
         return told(resource, token, () -> inOneOrTwo(resource, token, sql, params));
     }
@@ -218,8 +233,7 @@ public final class FenceGate {
     private int inOneOrTwo(String resource, long token, String sql, Object[] params) {
         String operation = "fenced statement on '" + resource + "' with token " + token;
         Optional<TxDialect> known = context.knownTx();
-        Long last = passed.get(resource);
-        boolean seen = last != null && last == token; // else the two-step path records the mark's change
+        boolean seen = passed.seen(resource, token); // else the two-step path records the mark's change
         if (seen && (known.isEmpty() || known.get().multiStatement())) {
             Integer count = context.jdbc()
                     .withConnection(operation, tx -> inOneRoundTrip(operation, tx, resource, token, sql, params));
@@ -264,12 +278,29 @@ public final class FenceGate {
             if (!tx.getAutoCommit()) {
                 tx.rollback(); // the pool's connections come without auto-commit: end the aborted transaction first
             }
-            RuntimeException refused = refusal(tx, resource, token);
-            if (refused instanceof StaleTokenException) {
-                throw refused;
+            OptionalLong highest = selectToken(tx, resource);
+            if (highest.isPresent() && highest.getAsLong() > token) {
+                throw new StaleTokenException(resource, token, highest.getAsLong());
             }
-            throw e; // a division by zero in the caller's own statement: the mark did not refuse the token
+            if (highest.isPresent() && highest.getAsLong() == token) {
+                throw e; // a division by zero in the caller's own statement: the mark did not refuse the token
+            }
+            passed.forget(resource); // lower (re-based by another gate) or gone: the two-step path records the raise
+            return null;
         }
+    }
+
+    /** The short path's check: passes (and locks the mark) only if the mark equals {@code token}. */
+    private boolean passEqual(Connection tx, String resource, long token) throws SQLException {
+        SqlDialect sql = context.sql();
+        return Jdbc.oneRow(
+                Jdbc.update(
+                        tx,
+                        "UPDATE " + sql.tables.fence() + " SET updated_at = " + sql.now()
+                                + " WHERE resource = ? AND token = ?",
+                        resource,
+                        token),
+                "fence check");
     }
 
     /**
@@ -395,7 +426,7 @@ public final class FenceGate {
             FenceHistory.rebased(tx, sql, resource, newToken, previous, operator, reason);
             return previous;
         });
-        passed.remove(resource); // the mark may be lower now: a token of ours raising it again is a change to record
+        passed.forget(resource); // the mark may be lower now: a token of ours raising it again is a change to record
         log.warn(
                 "fence of resource '{}' RE-BASED from {} to {} by '{}': {}",
                 resource,
@@ -430,15 +461,6 @@ public final class FenceGate {
             }
         }
         throw changing(resource, token);
-    }
-
-    /** After a check that failed in a statement of its own: stale if a higher mark is read, else retryable. */
-    private RuntimeException refusal(Connection tx, String resource, long token) throws SQLException {
-        OptionalLong highest = selectToken(tx, resource);
-        if (highest.isPresent() && highest.getAsLong() > token) {
-            return new StaleTokenException(resource, token, highest.getAsLong());
-        }
-        return changing(resource, token);
     }
 
     private static StoreException changing(String resource, long token) {

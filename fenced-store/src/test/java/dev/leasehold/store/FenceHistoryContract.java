@@ -113,6 +113,51 @@ abstract class FenceHistoryContract {
         assertThat(history.get(1).kind()).isEqualTo(Kind.REBASED);
     }
 
+    /**
+     * Issue 21, defect 6. Timeline: the old leader's gate writes with 100 (its cache knows 100 passed); an operator's
+     * gate, in another process, re-bases the mark to 5; the old leader writes with 100 again, through write and
+     * through update. The mark is 100 again, and the history says so: this is the raise the history exists for.
+     */
+    @Test
+    void aRaiseAfterAnotherGatesRebaseIsRecordedThroughWriteAndUpdate() {
+        gate.advance("ledger", 100, "old-leader");
+        gate.write("ledger", 100, tx -> {});
+        FenceGate operator = new FenceGate(ds, config);
+        operator.rebase("ledger", 5, "alice", "ZooKeeper rebuilt");
+
+        gate.write("ledger", 100, tx -> {});
+        assertThat(gate.highestToken("ledger")).hasValue(100);
+        assertThat(gate.history("ledger", 10))
+                .extracting(FenceHistoryContract::summary)
+                .containsExactly(
+                        "RAISED 100 after 5 by -",
+                        "REBASED 5 after 100 by alice (ZooKeeper rebuilt)",
+                        "RAISED 100 after - by old-leader");
+
+        gate.update(
+                "other",
+                100,
+                "UPDATE " + config.tablePrefix() + "fence SET updated_at = updated_at" + " WHERE resource = ?",
+                "other");
+        gate.update(
+                "other",
+                100,
+                "UPDATE " + config.tablePrefix() + "fence SET updated_at = updated_at" + " WHERE resource = ?",
+                "other"); // the same token again: this gate now knows it passed
+        operator.rebase("other", 5, "alice", "ZooKeeper rebuilt");
+        gate.update(
+                "other",
+                100,
+                "UPDATE " + config.tablePrefix() + "fence SET updated_at = updated_at" + " WHERE resource = ?",
+                "other");
+        assertThat(gate.history("other", 10))
+                .extracting(FenceHistoryContract::summary)
+                .containsExactly(
+                        "RAISED 100 after 5 by -",
+                        "REBASED 5 after 100 by alice (ZooKeeper rebuilt)",
+                        "RAISED 100 after - by -");
+    }
+
     @Test
     void theHistoryKeepsTheNewestRaisesUpToItsLimitAndEveryRebase() {
         FenceGate bounded = new FenceGate(ds, config.withHistoryLimit(3));

@@ -141,10 +141,23 @@ abstract class TransactionOwnershipContract {
         return ds;
     }
 
+    /**
+     * Whether a session setting made on a connection stays with it (HikariCP's {@code transactionIsolation} is one). Not
+     * behind a transaction-mode pooler, where it would stay on whichever server connection ran it: there the pool is
+     * given {@link #plainAt} instead.
+     */
+    protected boolean sessionSettingsStay() {
+        return true;
+    }
+
     private HikariDataSource hikari(Isolation isolation) {
         HikariConfig config = new HikariConfig();
-        config.setDataSource(database());
-        config.setTransactionIsolation("TRANSACTION_" + isolation.name());
+        if (sessionSettingsStay()) {
+            config.setDataSource(database());
+            config.setTransactionIsolation("TRANSACTION_" + isolation.name());
+        } else {
+            config.setDataSource(plainAt(isolation));
+        }
         config.setMaximumPoolSize(12);
         config.setMinimumIdle(0);
         config.setPoolName("tx-" + isolation.name().toLowerCase());
@@ -645,6 +658,137 @@ abstract class TransactionOwnershipContract {
                 .hasMessageContaining("fenced statement on 's' with token 1");
         assertThat(notes()).isEmpty();
         assertThat(new FenceGate(database()).highestToken("s")).isEmpty();
+    }
+
+    /**
+     * Issue 21, defect 1. On PostgreSQL the gate sends a seen token's check, the statement and the COMMIT as one
+     * string; a statement ending in a line comment swallowed the COMMIT: update() returned 1, and the debit was lost
+     * when the connection closed (plain DataSource) or the connection went back to the pool with the transaction
+     * open, holding the fence row (HikariCP). Text that can hide or add statements is refused at the door now, on
+     * every database; nothing is sent, and the next leader's advance is not blocked.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fewSetups")
+    void aStatementWithACommentIsRefusedBeforeAnythingIsSent(Setup setup) throws SQLException {
+        DataSource ds = dataSource(setup);
+        FenceGate gate = new FenceGate(ds);
+        assertThat(gate.update("acct", 1, INSERT, "acct", 1L, "100")).isEqualTo(1);
+        assertThat(gate.update("acct", 1, "UPDATE " + WRITES + " SET note = ? WHERE resource = ?", "100", "acct"))
+                .as("the token was seen: the next update takes the one-round-trip path")
+                .isEqualTo(1);
+        for (String debit : List.of(
+                "UPDATE " + WRITES + " SET note = ? WHERE resource = ? -- debit",
+                "UPDATE " + WRITES + " SET note = ? /* debit */ WHERE resource = ?",
+                "UPDATE " + WRITES + " SET note = ? WHERE resource = ? /* debit")) {
+            assertThatThrownBy(() -> gate.update("acct", 1, debit, "90", "acct"))
+                    .as(debit)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("comment");
+        }
+        assertThat(notes()).containsExactly("100");
+        new FenceGate(ds, StoreConfig.defaults().withLockTimeout(Duration.ofSeconds(2))).advance("acct", 2);
+        assertThat(new FenceGate(database()).highestToken("acct")).hasValue(2);
+    }
+
+    private boolean ddlCommits() throws SQLException {
+        try (Connection c = database().getConnection()) {
+            return !c.getMetaData().getDatabaseProductName().toLowerCase().contains("postgres");
+        }
+    }
+
+    /**
+     * Issue 21, defect 2. SQL text that ends the gate's transaction (COMMIT and ROLLBACK everywhere; on H2 and
+     * MariaDB DDL, which commits by itself) once released the mark's lock while the work went on: a newer leader's
+     * advance completed and the old work's later writes committed after the newer mark. Such text is refused on the
+     * work's statements before it is sent; a work that swallows the refusal is rolled back anyway.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fewSetups")
+    void sqlThatWouldEndTheGatesTransactionIsRefusedAndNothingIsKept(Setup setup) throws SQLException {
+        FenceGate gate = new FenceGate(dataSource(setup));
+        List<String> ending = new ArrayList<>(List.of("COMMIT", "rollback", "  /* c */ END", "START TRANSACTION"));
+        if (ddlCommits()) {
+            ending.addAll(List.of(
+                    "TRUNCATE TABLE " + WRITES,
+                    "CREATE TABLE tx_other (id INT)",
+                    "ALTER TABLE " + WRITES + " ADD COLUMN x INT"));
+        }
+        for (String sql : ending) {
+            assertThatThrownBy(() -> gate.write("r", 7, tx -> {
+                        insert(tx, "r", 7, "before " + sql);
+                        try (Statement s = tx.createStatement()) {
+                            s.execute(sql);
+                        }
+                        insert(tx, "r", 7, "after " + sql);
+                    }))
+                    .as(sql)
+                    .isInstanceOf(StoreException.class)
+                    .hasMessageContaining("refused: it would end the fenced transaction");
+            assertThatThrownBy(() -> gate.write("r", 7, tx -> {
+                        try (PreparedStatement p = tx.prepareStatement("SELECT 1; " + sql)) {
+                            p.execute();
+                        } catch (SQLException swallowed) {
+                            insert(tx, "r", 7, "swallowed " + sql);
+                        }
+                    }))
+                    .as("swallowed: " + sql)
+                    .isInstanceOf(StoreException.class)
+                    .hasMessageContaining("refused");
+        }
+        gate.write("r", 7, tx -> {
+            try (Statement s = tx.createStatement()) {
+                s.execute("SAVEPOINT mine");
+                insert(tx, "r", 7, "undone");
+                s.execute("ROLLBACK TO SAVEPOINT mine");
+            }
+            insert(tx, "r", 7, "kept");
+        });
+        assertThat(notes()).containsExactly("kept");
+        new FenceGate(database(), StoreConfig.defaults().withLockTimeout(Duration.ofSeconds(2))).advance("r", 8);
+    }
+
+    /**
+     * Issue 21, defect 2, the backstop: SQL that reaches the driver's connection past the guard (unwrap) and commits
+     * is caught before the gate commits: the transaction that took the mark is no longer the one open. What came
+     * after it is rolled back and the write is reported failed, never done.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fewSetups")
+    void aCommitPastTheGuardIsCaughtBeforeTheGateCommits(Setup setup) throws SQLException {
+        FenceGate gate = new FenceGate(dataSource(setup));
+        gate.advance("r", 7);
+        assertThatThrownBy(() -> gate.write("r", 7, tx -> {
+                    try (Statement s = tx.unwrap(Connection.class).createStatement()) {
+                        s.execute("COMMIT");
+                    }
+                    insert(tx, "r", 7, "after the commit");
+                }))
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("the work's SQL ended the gate's transaction");
+        assertThat(notes()).doesNotContain("after the commit");
+        new FenceGate(database(), StoreConfig.defaults().withLockTimeout(Duration.ofSeconds(2))).advance("r", 8);
+    }
+
+    /** Issue 21, defect 8: a statement the work kept is closed when the work returns; it cannot reach another's. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fewSetups")
+    void aStatementTheWorkKeptIsClosedWhenTheWorkReturns(Setup setup) throws SQLException {
+        FenceGate gate = new FenceGate(dataSource(setup));
+        List<PreparedStatement> kept = new ArrayList<>();
+        gate.write("r", 7, tx -> {
+            PreparedStatement p =
+                    tx.prepareStatement("INSERT INTO " + WRITES + " (resource, token, note) VALUES (?, ?, ?)");
+            kept.add(p);
+            p.setString(1, "r");
+            p.setLong(2, 7);
+            p.setString(3, "inside");
+            p.executeUpdate();
+        });
+        PreparedStatement p = kept.get(0);
+        assertThat(p.isClosed()).isTrue();
+        assertThat(p.getConnection().toString()).startsWith("fenced transaction on");
+        assertThatThrownBy(p::executeUpdate).isInstanceOf(SQLException.class);
+        assertThat(notes()).containsExactly("inside");
     }
 
     /** A pool that hands out connections with auto-commit off: the same outcomes, in a transaction of the gate's. */

@@ -6,7 +6,11 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The connection a fenced work gets: the gate's transaction, which the work may use but not end or reconfigure.
@@ -15,8 +19,14 @@ import java.util.Set;
  * method, and the refusal is remembered: a work that swallows it still has its transaction rolled back. Once the
  * transaction is over, every call is refused (a work that kept the connection cannot reach the next borrower's).
  *
- * <p>Not a sandbox: {@code unwrap}, {@code Statement.getConnection()} and {@code DatabaseMetaData.getConnection()}
- * reach the driver's connection. Thread-safety: the flags are volatile; the connection itself is as thread-safe as
+ * <p>Statements made through it ({@code createStatement}, {@code prepareStatement}, {@code prepareCall}) are guarded
+ * too: SQL text that would end the gate's transaction ({@link TransactionControl}: {@code COMMIT}, {@code ROLLBACK}
+ * and the like everywhere, DDL where it commits by itself) is refused with SQLState 25000 before it is sent, and
+ * remembered like a refused method; their {@code getConnection()} is this guarded connection; and every one still
+ * open when the work returns is closed then, so a statement the work kept cannot reach the next borrower's
+ * transaction.
+ *
+ * <p>Not a sandbox: {@code unwrap} and {@code DatabaseMetaData.getConnection()} reach the driver's connection. Thread-safety: the flags are volatile; the connection itself is as thread-safe as
  * the driver's (use it from the work's thread).
  */
 public final class GuardedConnection implements InvocationHandler {
@@ -24,13 +34,26 @@ public final class GuardedConnection implements InvocationHandler {
     private static final Set<String> REFUSED =
             Set.of("commit", "setAutoCommit", "close", "abort", "setTransactionIsolation", "setReadOnly");
 
+    private static final Set<String> WITH_SQL = Set.of(
+            "execute",
+            "executeQuery",
+            "executeUpdate",
+            "executeLargeUpdate",
+            "addBatch",
+            "prepareStatement",
+            "prepareCall");
+
     private final Connection target;
     private final Connection proxy;
+    private final boolean ddlCommits;
+    private final List<Statement> statements = new CopyOnWriteArrayList<>();
     private volatile String refused;
     private volatile boolean over;
 
-    public GuardedConnection(Connection target) {
+    /** A guard on the gate's transaction on {@code target}; DDL is refused too where it commits by itself. */
+    public GuardedConnection(Connection target, boolean ddlCommits) {
         this.target = target;
+        this.ddlCommits = ddlCommits;
         this.proxy = (Connection)
                 Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, this);
     }
@@ -44,9 +67,17 @@ public final class GuardedConnection implements InvocationHandler {
         return refused;
     }
 
-    /** The transaction is over: refuse everything from now on. */
+    /** The transaction is over: refuse everything from now on, and close the statements the work left open. */
     public void end() {
         over = true;
+        for (Statement statement : statements) {
+            try {
+                statement.close();
+            } catch (SQLException | RuntimeException ignored) {
+                // closing is all that is left to do with it
+            }
+        }
+        statements.clear();
     }
 
     @Override
@@ -78,10 +109,71 @@ public final class GuardedConnection implements InvocationHandler {
                             + " fine)",
                     "25000");
         }
+        checkSql(name, args);
+        Object result;
         try {
-            return method.invoke(target, args);
+            result = method.invoke(target, args);
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }
+        if (result instanceof Statement statement) {
+            return guard(statement, method.getReturnType());
+        }
+        return result;
+    }
+
+    /** Refuses SQL text that would end the gate's transaction, before it is sent. */
+    private void checkSql(String method, Object[] args) throws SQLException {
+        if (!WITH_SQL.contains(method) || args == null || args.length == 0 || !(args[0] instanceof String sql)) {
+            return;
+        }
+        Optional<String> control = TransactionControl.find(sql, ddlCommits);
+        if (control.isPresent()) {
+            String call = "SQL " + control.get();
+            if (refused == null) {
+                refused = call;
+            }
+            throw new SQLException(
+                    call + " refused: it would end the fenced transaction, which belongs to the gate (refused as SQL:"
+                            + " COMMIT, ROLLBACK (ROLLBACK TO SAVEPOINT is fine), BEGIN, START TRANSACTION, END, ABORT,"
+                            + " XA, PREPARE TRANSACTION, SET autocommit"
+                            + (ddlCommits
+                                    ? "; on this database also DDL, which commits by itself: run it before or"
+                                            + " after the fenced write"
+                                    : "")
+                            + "; a value that holds ';' must be a parameter)",
+                    "25000");
+        }
+    }
+
+    /** A statement of the work: its SQL is checked, getConnection() is the guard, and it is closed at the end. */
+    private Statement guard(Statement statement, Class<?> type) {
+        statements.add(statement);
+        return (Statement) Proxy.newProxyInstance(
+                Statement.class.getClassLoader(), new Class<?>[] {type}, (self, method, args) -> {
+                    String name = method.getName();
+                    if (method.getDeclaringClass() == Object.class) {
+                        return switch (name) {
+                            case "equals" -> self == args[0];
+                            case "hashCode" -> System.identityHashCode(self);
+                            default -> "fenced statement on " + target;
+                        };
+                    }
+                    if (name.equals("getConnection")) {
+                        return proxy;
+                    }
+                    if (over && !name.equals("close") && !name.equals("isClosed")) {
+                        throw new SQLException(
+                                name + " refused: this fenced transaction is over; the statement was only lent to"
+                                        + " the work while it ran",
+                                "25000");
+                    }
+                    checkSql(name, args);
+                    try {
+                        return method.invoke(statement, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 }

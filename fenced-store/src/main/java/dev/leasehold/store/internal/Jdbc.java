@@ -127,7 +127,9 @@ public final class Jdbc {
             if (skip(statement, wrap)) {
                 throw new SQLException("expected an update count, got rows: " + sql);
             }
-            return statement.getUpdateCount();
+            int count = statement.getUpdateCount();
+            ended(statement, wrap, sql);
+            return count;
         } catch (SQLException | RuntimeException e) {
             Prologue.failed(connection);
             throw e;
@@ -157,13 +159,7 @@ public final class Jdbc {
                 }
                 counts[i] = statement.getUpdateCount();
             }
-            for (int i = Prologue.Wrap.statements(wrap.after()); i > 0; i--) {
-                statement.getMoreResults();
-            }
-            if (statement.getMoreResults() || statement.getUpdateCount() >= 0) {
-                throw new IllegalArgumentException(
-                        "more results than the " + sqls.size() + " statement(s) given: " + String.join("; ", sqls));
-            }
+            ended(statement, wrap, String.join("; ", sqls));
             return counts;
         } catch (SQLException | RuntimeException e) {
             Prologue.failed(connection);
@@ -188,7 +184,9 @@ public final class Jdbc {
             if (statement.getMoreResults() || statement.getUpdateCount() < 0) {
                 throw new IllegalArgumentException("the statement returned rows or no update count: " + sql);
             }
-            return statement.getUpdateCount();
+            int count = statement.getUpdateCount();
+            ended(statement, wrap, sql);
+            return count;
         } catch (SQLException | RuntimeException e) {
             Prologue.failed(connection);
             throw e;
@@ -210,6 +208,9 @@ public final class Jdbc {
                     rows.add(row.map(results));
                 }
             }
+            if (!wrap.isEmpty()) {
+                ended(statement, wrap, sql);
+            }
             return rows;
         } catch (SQLException | RuntimeException e) {
             Prologue.failed(connection);
@@ -225,6 +226,35 @@ public final class Jdbc {
         }
         return rows;
     }
+
+    /**
+     * Verifies the end of a block sent in one round trip: the result of each statement sent after the caller's (the
+     * COMMIT of a statement's own transaction block), each an update count, and no result after them. A statement
+     * whose text hid what followed it (a line comment swallowing "; COMMIT") or added statements fails here, and the
+     * caller's catch rolls the block back ({@link Prologue#failed}): never reported as done while its transaction is
+     * still open.
+     */
+    private static void ended(PreparedStatement statement, Prologue.Wrap wrap, String sql) throws SQLException {
+        int after = Prologue.Wrap.statements(wrap.after());
+        for (int i = 1; i <= after; i++) {
+            if (statement.getMoreResults() || statement.getUpdateCount() < 0) {
+                throw new SQLException(
+                        "the end of the statement's transaction block ("
+                                + wrap.after().substring(1).trim()
+                                + ") did not run: the statement's text changed the block; rolled back: " + sql,
+                        FRAMING_STATE);
+            }
+        }
+        if (statement.getMoreResults() || statement.getUpdateCount() >= 0) {
+            throw new SQLException(
+                    "more results came back than statements were sent: the statement's text changed the block;"
+                            + " rolled back: " + sql,
+                    FRAMING_STATE);
+        }
+    }
+
+    /** SQLState of a block whose results do not match the statements sent (invalid transaction state). */
+    public static final String FRAMING_STATE = "25000";
 
     /** 0 rows: the race was lost (a normal outcome). 1: done. More: a bug, since every such update names a key. */
     public static boolean oneRow(int count, String operation) {

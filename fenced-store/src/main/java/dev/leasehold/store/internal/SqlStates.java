@@ -76,4 +76,27 @@ public final class SqlStates {
             default -> Kind.OTHER;
         };
     }
+
+    /**
+     * Whether {@code e} is PgJDBC's named server-side statement colliding with, or missing on, a server connection it
+     * shares with other clients (SQLState 42P05 "prepared statement "S_1" already exists" or 26000 "... does not
+     * exist"): PgBouncer in transaction or statement pooling mode with PgJDBC's default {@code prepareThreshold}.
+     * The statement was never run.
+     */
+    public static boolean sharedServerStatement(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql
+                    && ("42P05".equals(sql.getSQLState()) || "26000".equals(sql.getSQLState()))
+                    && sql.getMessage() != null
+                    && sql.getMessage().contains("prepared statement \"S_")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** What to tell the user when {@link #sharedServerStatement} is true. */
+    public static final String SET_PREPARE_THRESHOLD = "PgJDBC's server-side prepared statements collided on a"
+            + " server connection shared with other clients: behind PgBouncer in transaction (or statement) pooling"
+            + " mode, set prepareThreshold=0 in the JDBC URL (or on the DataSource); nothing was committed";
 }

@@ -81,10 +81,19 @@ final class Transaction {
                     throw t;
                 }
                 T result;
+                Object marked = null;
+                if (work != null) {
+                    try {
+                        marked = identity(connection, settings.markTransaction());
+                    } catch (SQLException e) {
+                        over = rollback(connection, e);
+                        throw failure(operation, e);
+                    }
+                }
                 if (work == null) {
                     result = (T) stored;
                 } else {
-                    GuardedConnection guarded = new GuardedConnection(connection);
+                    GuardedConnection guarded = new GuardedConnection(connection, settings.ddlCommits());
                     try {
                         result = work.apply(guarded.connection());
                     } catch (SQLException e) {
@@ -103,12 +112,20 @@ final class Transaction {
                         over = rollback(connection, e);
                         throw e;
                     }
+                    StoreException ended = stillOurs(operation, connection, settings, marked);
+                    if (ended != null) {
+                        over = rollback(connection, ended);
+                        throw ended;
+                    }
                 }
                 try {
                     connection.commit();
                     over = true;
                 } catch (SQLException e) {
                     over = rollback(connection, e);
+                    if (SqlStates.sharedServerStatement(e)) {
+                        throw failure(operation, e); // the COMMIT's Parse failed: it never ran
+                    }
                     throw new CommitOutcomeUnknownException(operation, e);
                 }
                 return result;
@@ -143,7 +160,48 @@ final class Transaction {
         }
     }
 
+    /**
+     * Null if the transaction that took the mark is still the one open; else the refusal: the work's SQL ended it (a
+     * procedure that commits, or SQL the guard's text check missed), so the mark's lock may have been released while
+     * the work went on. Rolled back by the caller: what the work did after that point is not kept.
+     */
+    private static StoreException stillOurs(
+            String operation, Connection connection, TxDialect settings, Object marked) {
+        Object now;
+        try {
+            now = identity(connection, settings.verifyTransaction());
+        } catch (SQLException e) {
+            return ended(operation, e);
+        }
+        return java.util.Objects.equals(marked, now) ? null : ended(operation, null);
+    }
+
+    private static StoreException ended(String operation, SQLException cause) {
+        return new StoreException(
+                operation + " failed: the work's SQL ended the gate's transaction (a COMMIT or ROLLBACK, DDL that"
+                        + " commits by itself, or a procedure that commits), so the mark's lock was released while it"
+                        + " went on; what it did after that was rolled back, what it did before may have been"
+                        + " committed. Run such SQL outside the fenced work",
+                cause,
+                false);
+    }
+
+    /** Runs {@code sql}; a query's first column, or null. */
+    private static Object identity(Connection connection, String sql) throws SQLException {
+        try (java.sql.Statement statement = connection.createStatement()) {
+            if (!statement.execute(sql)) {
+                return null;
+            }
+            try (java.sql.ResultSet row = statement.getResultSet()) {
+                return row.next() ? row.getObject(1) : null;
+            }
+        }
+    }
+
     private static StoreException failure(String operation, SQLException e) {
+        if (SqlStates.sharedServerStatement(e)) {
+            return new StoreException(operation + " failed: " + SqlStates.SET_PREPARE_THRESHOLD, e, false);
+        }
         return new StoreException(operation, e);
     }
 

@@ -74,6 +74,28 @@ public abstract class TxDialect {
         return prologue().isEmpty() ? 0 : 2;
     }
 
+    /** Whether DDL commits the open transaction by itself (H2, MariaDB, MySQL: yes, the default; PostgreSQL: no). */
+    public boolean ddlCommits() {
+        return true;
+    }
+
+    /**
+     * A statement that marks the gate's transaction once the check passed (before the work runs); a query's first
+     * column is the transaction's identity. By default a savepoint (MariaDB and MySQL, whose transaction ids need the
+     * PROCESS privilege); PostgreSQL and H2 read their transaction id.
+     */
+    public String markTransaction() {
+        return "SAVEPOINT leasehold_fence";
+    }
+
+    /**
+     * Run just before the commit: fails, or answers other than {@link #markTransaction()} did, if the transaction that
+     * took the mark is no longer the one open (the work's SQL committed or rolled it back).
+     */
+    public String verifyTransaction() {
+        return "RELEASE SAVEPOINT leasehold_fence";
+    }
+
     /** Whether several statements can travel in one round trip ("a; b" in one PreparedStatement). */
     public boolean multiStatement() {
         return false;
@@ -118,13 +140,14 @@ public abstract class TxDialect {
     }
 
     /**
-     * The fence check as a statement that FAILS when the token is refused (SQLState {@link #REFUSED_STATE}), where
-     * the database can send several statements at once: sent in one round trip with the caller's statement and the
-     * COMMIT, a refusal aborts the transaction block before either runs. Parameters: resource, token.
+     * The short path's fence check, for a token the gate saw pass before, as a statement that FAILS (SQLState
+     * {@link #REFUSED_STATE}) unless the resource's mark EQUALS the token, where the database can send several
+     * statements at once: sent in one round trip with the caller's statement and the COMMIT, a refusal aborts the
+     * transaction block before either runs. A mark that is higher means stale; lower (re-based by another gate) means
+     * the full path must raise it and record the raise. Parameters: resource, token. Empty where not supported.
      */
     public Optional<String> fenceAssert(Tables tables) {
-        return fenceUpsert(tables)
-                .map(upsert -> "WITH passed AS (" + upsert + " RETURNING 1)" + " SELECT 1 / COUNT(*) FROM passed");
+        return Optional.empty();
     }
 
     /**

@@ -83,6 +83,9 @@ public final class OutboxRelay {
      *
      * @param sender delivers the intent; whatever it throws is recorded as a failed attempt
      * @return empty if no intent is due right now
+     * @throws dev.leasehold.store.StoreException if the claim, or the recording of the outcome, failed. A recording that failed is never
+     *                        counted as a failed send: the intent stays claimed and is sent again once its lease ends
+     *                        (at-least-once; the key makes the second send harmless)
      */
     public Optional<Relayed> relayNext(OutboxSender sender) {
         Args.notNull(sender, "sender");
@@ -91,17 +94,23 @@ public final class OutboxRelay {
             return Optional.empty();
         }
         OutboxClaim claim = claimed.get();
-        RelayOutcome outcome;
+        String failure = send(sender, claim);
+        // Recorded outside the send's try: a failure to record is the store's, never a failed send.
+        RelayOutcome outcome = failure == null ? delivered(claim) : failed(claim, failure);
+        return Optional.of(new Relayed(claim, outcome));
+    }
+
+    /** Runs the sender; null if it returned, else what went wrong (the interrupt is kept). */
+    private static String send(OutboxSender sender, OutboxClaim claim) {
         try {
             sender.send(claim);
-            outcome = delivered(claim);
+            return null;
         } catch (InterruptedException e) {
-            outcome = failed(claim, "interrupted while sending");
             Thread.currentThread().interrupt();
+            return "interrupted while sending";
         } catch (Exception e) {
-            outcome = failed(claim, e.toString());
+            return e.toString();
         }
-        return Optional.of(new Relayed(claim, outcome));
     }
 
     /**

@@ -7,7 +7,9 @@ import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StaleTokenException;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.StoreException;
 import dev.leasehold.store.testing.CountingDataSource;
+import dev.leasehold.store.testing.RefusingDataSource;
 import dev.leasehold.store.testing.TestThreads;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -237,6 +239,41 @@ abstract class OutboxContract {
     }
 
     // ---- relaying -------------------------------------------------------------------------------------------
+
+    /**
+     * Issue 21, defect 5. Timeline: the relay claims c1 (the last allowed attempt), the sender delivers it, the
+     * database is unreachable once while the relay records the delivery. The relay says so (a StoreException) and
+     * leaves the claim as it is: c1 is neither a failed attempt nor DEAD with the store's error as its last error.
+     * Once the lease ends, c1 is sent again and recorded delivered (at-least-once; the key makes it harmless).
+     */
+    @Test
+    void aDeliveryWhoseRecordingFailsIsNeverCountedAsAFailedSend() throws InterruptedException {
+        gate.advance(RESOURCE, 33);
+        outbox.record(RESOURCE, 33, charge("c1"));
+        RefusingDataSource flaky = new RefusingDataSource(ds);
+        RelayConfig lastAttempt = QUICK.withMaxAttempts(1).withLease(Duration.ofMillis(200));
+        OutboxRelay relay = new OutboxRelay(flaky, "relay-1", StoreConfig.defaults(), lastAttempt);
+        List<String> sent = new CopyOnWriteArrayList<>();
+
+        assertThatThrownBy(() -> relay.relayNext(claim -> {
+                    sent.add(claim.key().value());
+                    flaky.refuseNext(1); // the receiver took it; now the store is unreachable for one call
+                }))
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("recording the delivery of 'billing:c1:2026-11'");
+
+        assertThat(outbox.state(key("c1"))).get().satisfies(s -> {
+            assertThat(s.status()).as("still claimed, not failed").isEqualTo("sending");
+            assertThat(s.lastError()).isNull();
+        });
+        Thread.sleep(300); // stands for the time until the lease of the unrecorded attempt ends
+        assertThat(relay("relay-2", QUICK.withMaxAttempts(2))
+                        .relayNext(claim -> sent.add(claim.key().value())))
+                .get()
+                .extracting(OutboxRelay.Relayed::outcome)
+                .isEqualTo(RelayOutcome.DELIVERED);
+        assertThat(sent).containsExactly("billing:c1:2026-11", "billing:c1:2026-11");
+    }
 
     @Test
     void aRelayDeliversEachIntentWithItsKeyAndRecordsIt() {

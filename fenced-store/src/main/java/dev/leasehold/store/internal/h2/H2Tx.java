@@ -19,4 +19,15 @@ final class H2Tx extends TxDialect {
     public Restore enter(Connection connection) throws SQLException {
         return enterSession(connection, "LOCK_TIMEOUT()", "SET LOCK_TIMEOUT ", lockTimeoutMillis());
     }
+
+    /** The transaction's id: a different one before the commit means the work's SQL ended the gate's. */
+    @Override
+    public String markTransaction() {
+        return "SELECT TRANSACTION_ID()";
+    }
+
+    @Override
+    public String verifyTransaction() {
+        return markTransaction();
+    }
 }

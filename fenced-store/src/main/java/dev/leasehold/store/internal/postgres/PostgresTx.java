@@ -49,9 +49,32 @@ final class PostgresTx extends TxDialect {
     }
 
     @Override
+    public Optional<String> fenceAssert(Tables tables) {
+        return Optional.of("WITH passed AS (UPDATE " + tables.fence() + " SET updated_at = now()"
+                + " WHERE resource = ? AND token = ? RETURNING 1) SELECT 1 / COUNT(*) FROM passed");
+    }
+
+    @Override
     public Optional<String> fenceUpsert(Tables tables) {
         return Optional.of("INSERT INTO " + tables.fence() + " AS f (resource, token, updated_at) VALUES (?, ?, now())"
                 + " ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = EXCLUDED.updated_at"
                 + " WHERE f.token <= EXCLUDED.token");
+    }
+
+    /** DDL is transactional here: it does not commit by itself. */
+    @Override
+    public boolean ddlCommits() {
+        return false;
+    }
+
+    /** The transaction's id: a different one before the commit means the work's SQL ended the gate's. */
+    @Override
+    public String markTransaction() {
+        return "SELECT txid_current()";
+    }
+
+    @Override
+    public String verifyTransaction() {
+        return markTransaction();
     }
 }

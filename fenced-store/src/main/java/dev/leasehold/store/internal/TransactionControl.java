@@ -1,0 +1,120 @@
+package dev.leasehold.store.internal;
+
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Reads SQL text that a fenced work sends through its guarded connection, and finds the statements that would end
+ * the gate's transaction (issue 21, defect 2): {@code COMMIT}, {@code ROLLBACK} (not {@code ROLLBACK TO}),
+ * {@code BEGIN}, {@code START TRANSACTION}, {@code END}, {@code ABORT}, {@code XA}, {@code PREPARE TRANSACTION},
+ * {@code SET autocommit} on every database; and where DDL commits by itself (H2, MariaDB, MySQL) the statements that
+ * do: {@code CREATE}, {@code ALTER}, {@code DROP}, {@code TRUNCATE}, {@code RENAME}, {@code GRANT}, {@code REVOKE},
+ * {@code LOCK}, {@code UNLOCK}, {@code ANALYZE}, {@code OPTIMIZE}, {@code REPAIR}, {@code FLUSH}, {@code COMMENT},
+ * {@code CHECKPOINT}, {@code RUNSCRIPT}, {@code SHUTDOWN}, {@code BACKUP}, {@code INSTALL}, {@code UNINSTALL},
+ * {@code CACHE}.
+ *
+ * <p>Conservative by design: the text is cut at EVERY {@code ;}, even one inside a literal, and the first word of
+ * each piece is read after leading blanks, parentheses and comments ({@code --}, {@code #}, {@code /* *}{@code /};
+ * MariaDB's executable {@code /*!} comments are read as code). A literal that holds {@code "; commit"} is refused
+ * too: pass values as parameters. Not a parser: a stored procedure that commits ({@code CALL}) passes here, and the
+ * gate's check that its transaction is still the one committing is the backstop. Stateless, thread-safe.
+ */
+public final class TransactionControl {
+
+    private static final Set<String> ANYWHERE = Set.of("COMMIT", "ROLLBACK", "BEGIN", "START", "END", "ABORT", "XA");
+    private static final Set<String> IMPLICIT_COMMIT = Set.of(
+            "CREATE",
+            "ALTER",
+            "DROP",
+            "TRUNCATE",
+            "RENAME",
+            "GRANT",
+            "REVOKE",
+            "LOCK",
+            "UNLOCK",
+            "ANALYZE",
+            "OPTIMIZE",
+            "REPAIR",
+            "FLUSH",
+            "COMMENT",
+            "CHECKPOINT",
+            "RUNSCRIPT",
+            "SHUTDOWN",
+            "BACKUP",
+            "INSTALL",
+            "UNINSTALL",
+            "CACHE");
+
+    private TransactionControl() {}
+
+    /**
+     * The first statement in {@code sql} that would end the transaction, as its first words, or empty.
+     *
+     * @param ddlCommits whether DDL commits by itself on this database (H2, MariaDB, MySQL)
+     */
+    public static Optional<String> find(String sql, boolean ddlCommits) {
+        if (sql == null) {
+            return Optional.empty();
+        }
+        for (String piece : sql.split(";", -1)) {
+            String[] words = firstWords(piece);
+            if (words.length == 0) {
+                continue;
+            }
+            String first = words[0];
+            String second = words.length > 1 ? words[1] : "";
+            String third = words.length > 2 ? words[2] : "";
+            boolean toSavepoint = first.equals("ROLLBACK")
+                    && (second.equals("TO")
+                            || (second.equals("WORK") || second.equals("TRANSACTION")) && third.equals("TO"));
+            boolean refused = ANYWHERE.contains(first) && !toSavepoint
+                    || first.equals("PREPARE") && second.equals("TRANSACTION")
+                    || first.equals("SET") && second.equals("AUTOCOMMIT")
+                    || ddlCommits && IMPLICIT_COMMIT.contains(first);
+            if (refused) {
+                return Optional.of((first + " " + second).trim());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Up to three upper-case words at the start of {@code piece}, after blanks, parentheses and comments. */
+    private static String[] firstWords(String piece) {
+        String rest = skip(piece);
+        String[] words = rest.split("[^A-Za-z_]+", 4);
+        int n = 0;
+        while (n < Math.min(3, words.length) && !words[n].isEmpty()) {
+            n++;
+        }
+        String[] upper = new String[n];
+        for (int i = 0; i < n; i++) {
+            upper[i] = words[i].toUpperCase(Locale.ROOT);
+        }
+        return upper;
+    }
+
+    private static String skip(String text) {
+        int i = 0;
+        while (i < text.length()) {
+            char c = text.charAt(i);
+            if (Character.isWhitespace(c) || c == '(') {
+                i++;
+            } else if (text.startsWith("/*!", i)) {
+                i += 3;
+                while (i < text.length() && Character.isDigit(text.charAt(i))) {
+                    i++; // a version number: the code follows
+                }
+            } else if (text.startsWith("/*", i)) {
+                int end = text.indexOf("*/", i + 2);
+                i = end < 0 ? text.length() : end + 2;
+            } else if (text.startsWith("--", i) || c == '#') {
+                int end = text.indexOf('\n', i);
+                i = end < 0 ? text.length() : end + 1;
+            } else {
+                break;
+            }
+        }
+        return text.substring(i);
+    }
+}
