@@ -60,6 +60,24 @@ class BenchTest {
                 }
             }
         }
+        // issue 24: one leader's threads through ONE resource, beside a plain transaction doing the same insert
+        for (String db : List.of("H2 ", "PostgreSQL ")) {
+            for (String threads : List.of("1 thread)", "4 threads)", "8 threads)")) {
+                for (String variant : List.of(
+                        "plain transaction, one resource (",
+                        "FenceGate.write, one resource (",
+                        "FenceGate.update, one resource (")) {
+                    assertThat(table)
+                            .as(table)
+                            .containsPattern("\\| fenced-write \\| " + Pattern.quote(variant + db) + "[^|]*"
+                                    + Pattern.quote(threads));
+                }
+            }
+            assertThat(table)
+                    .as(table)
+                    .containsPattern("\\| FenceGate.write, one resource \\(" + Pattern.quote(db)
+                            + "[^|]*, 8 threads\\) \\|[^\\n]*\\| \\d+\\.\\d+ \\| (met|MISSED): >= 0\\.(90|60) \\|");
+        }
         for (int workers : new int[] {1, 4, 8}) {
             String where = " \\(PostgreSQL [^|]*, " + workers + " workers?, \\d+ items\\) \\| ";
             assertThat(table)

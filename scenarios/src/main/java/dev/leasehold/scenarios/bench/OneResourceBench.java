@@ -65,6 +65,7 @@ final class OneResourceBench {
         DatabaseBench.Op update = (thread, ignored) ->
                 gate.update(RESOURCE, leader.get(), insert, ids.incrementAndGet(), thread, leader.get());
         double goal = goal(db);
+        String goalText = String.format(java.util.Locale.ROOT, ">= %.2f", goal);
         List<Row> rows = new ArrayList<>();
         for (int threads : new int[] {1, 4, 8}) {
             String where = db.label() + ", " + threads + " thread" + (threads > 1 ? "s" : "");
@@ -80,7 +81,7 @@ final class OneResourceBench {
                     plainTx,
                     write,
                     writeGoal ? goal : 0,
-                    writeGoal ? ">= " + goal : ""));
+                    writeGoal ? goalText : ""));
             boolean updateGoal = threads == 1;
             rows.addAll(bench.compare(
                     "fenced-write",
@@ -90,7 +91,7 @@ final class OneResourceBench {
                     plainTx,
                     update,
                     updateGoal ? goal : 0,
-                    updateGoal ? ">= " + goal : ""));
+                    updateGoal ? goalText : ""));
         }
         return rows;
     }
