@@ -37,6 +37,11 @@ final class DatabaseBench {
     /** Tokens only grow, across every comparison on every row and resource. */
     private long token = 1;
 
+    /** Whether this is a smoke run ({@code --quick}). */
+    boolean quick() {
+        return quick;
+    }
+
     DatabaseBench(boolean quick, String prefix) {
         this.quick = quick;
         this.prefix = prefix;
@@ -165,10 +170,33 @@ final class DatabaseBench {
             double goal,
             String goalText)
             throws Exception {
+        // more than 4 threads: the ops of 4 threads per sample, shared out, so that a sample takes as long
+        return compare(
+                benchmark,
+                baselineName,
+                oursName,
+                threads,
+                (quick ? 50 : 200) * 4 / Math.max(threads, 4),
+                baseline,
+                ours,
+                goal,
+                goalText);
+    }
+
+    /** {@link #compare} with {@code perThread} ops per thread in each sample. */
+    List<Row> compare(
+            String benchmark,
+            String baselineName,
+            String oursName,
+            int threads,
+            int perThread,
+            Op baseline,
+            Op ours,
+            double goal,
+            String goalText)
+            throws Exception {
         int warmup = quick ? 2 : 5;
         int rounds = quick ? 8 : 30;
-        // more than 4 threads: the ops of 4 threads per sample, shared out, so that a sample takes as long
-        int perThread = (quick ? 50 : 200) * 4 / Math.max(threads, 4);
         Samples a = new Samples();
         Samples b = new Samples();
         ExecutorService pool = Executors.newFixedThreadPool(threads);

@@ -73,11 +73,14 @@ final class OneResourceBench {
             leader.set(bench.nextToken());
             gate.advance(RESOURCE, leader.get(), "bench");
             boolean writeGoal = threads == 1 || threads == 8;
+            // a sample: 200 ops of all threads together (--quick: 40), so that 8 threads cost no more than 1
+            int perThread = (bench.quick() ? 40 : 200) / threads;
             rows.addAll(bench.compare(
                     "fenced-write",
                     "plain transaction, one resource (" + where + ")",
                     "FenceGate.write, one resource (" + where + ")",
                     threads,
+                    perThread,
                     plainTx,
                     write,
                     writeGoal ? goal : 0,
@@ -88,6 +91,7 @@ final class OneResourceBench {
                     "plain transaction, one resource (" + where + ")",
                     "FenceGate.update, one resource (" + where + ")",
                     threads,
+                    perThread,
                     plainTx,
                     update,
                     updateGoal ? goal : 0,
