@@ -1,5 +1,7 @@
 package dev.leasehold.store;
 
+import dev.leasehold.store.testing.MariaDb;
+import dev.leasehold.store.testing.WithMariaDb;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;

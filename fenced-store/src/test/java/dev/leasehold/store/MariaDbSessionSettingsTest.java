@@ -3,6 +3,8 @@ package dev.leasehold.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leasehold.store.testing.MariaDb;
+import dev.leasehold.store.testing.WithMariaDb;
 import dev.leasehold.testkit.PlainDataSource;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;

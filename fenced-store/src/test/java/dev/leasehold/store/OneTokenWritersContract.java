@@ -3,6 +3,7 @@ package dev.leasehold.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leasehold.store.testing.TestThreads;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

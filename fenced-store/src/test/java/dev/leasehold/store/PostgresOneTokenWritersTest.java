@@ -1,5 +1,6 @@
 package dev.leasehold.store;
 
+import dev.leasehold.store.testing.SharedPostgres;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
