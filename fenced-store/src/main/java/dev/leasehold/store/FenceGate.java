@@ -68,11 +68,12 @@ import org.slf4j.LoggerFactory;
  * for the shared holders (what PostgreSQL's {@code FOR KEY SHARE} would be: an UPDATE of the token, a non-key
  * column, does not conflict with it).
  *
- * <p>IMPORTANT (PostgreSQL, liveness only): PostgreSQL grants a new {@code FOR SHARE} while an UPDATE is already
- * waiting for the row, so a new leader's advance waits as long as the old leader's threads keep the mark
- * share-locked without a gap; past {@link StoreConfig#lockTimeout()} it fails (nothing written) and can be retried.
- * Nothing stale is ever kept meanwhile. InnoDB queues new shared requests behind a waiting UPDATE; H2 shares
- * nothing.
+ * <p>IMPORTANT (PostgreSQL, liveness only): PostgreSQL can grant a new {@code FOR SHARE} while an UPDATE already
+ * waits for the row (a share request that finds only share lockers does not queue), so a new leader's advance may
+ * wait as long as the old leader's threads keep the mark share-locked without a gap; past
+ * {@link StoreConfig#lockTimeout()} it fails (nothing written) and can be retried. Nothing stale is ever kept
+ * meanwhile, and an old leader's threads stop writing once it learns it lost leadership. InnoDB queues new shared
+ * requests behind a waiting UPDATE; H2 shares nothing.
  *
  * <p><b>Isolation contract.</b> The gate's transactions, and so your work inside them, run at READ COMMITTED
  * whatever the pool or the database default says (PostgreSQL: {@code SET TRANSACTION ISOLATION LEVEL READ
