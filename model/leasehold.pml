@@ -340,9 +340,175 @@ end_server:
     od
 }
 
+#ifndef GATE_LOCKS   /* GATE_LOCKS checks the gate's lock protocol on its own: see the block at the end */
 init {
     atomic {
         sAlive[1] = true; sAlive[2] = true; sAlive[3] = true; nextSess = NP;
         run Participant(0, 1); run Participant(1, 2); run Participant(2, 3)
     }
 }
+#endif
+
+/* ==== the gate's lock protocol (issue 24): several writers of one token beside a raise ====================
+ *
+ * Compiled with GATE_LOCKS, and then ON ITS OWN (the election above is not started): one resource whose mark the
+ * old leader has raised to 1; GWRITERS threads of that leader each write GWRITES times through the gate with
+ * token 1, while a new leader advances the mark to 2 and then writes with token 2. The election's participants
+ * above write one at a time, so for them a shared and an exclusive lock cannot differ; here they can.
+ *
+ * The protocol (FenceGate):
+ *   equal token   SELECT 1 FROM fence WHERE resource = r AND token = t FOR SHARE (InnoDB: LOCK IN SHARE MODE):
+ *                 waits while an exclusive lock is held, then reads the newest committed mark; one row = the
+ *                 mark is t and is now share-locked until commit (writers of t do not exclude each other); none =
+ *                 nothing locked, go on with the exclusive check;
+ *   otherwise     UPDATE fence SET token = t WHERE resource = r AND token <= t (a raise, a first use, a write
+ *                 whose gate has not seen t pass): waits while ANY lock is held, then evaluates the WHERE on the
+ *                 newest committed mark; one row = the mark is t and exclusively locked until commit; none = stale.
+ * Which of the two a write tries first depends on what its gate remembers, so here it is chosen freely: the
+ * guarantee must not depend on it.
+ *
+ * Properties (assertions at each write's commit, and at each advance's return):
+ *   G1  a write whose token is below the mark at its commit is never kept: t >= the committed mark;
+ *   G2  a write commits only with a token >= every advance that has RETURNED (advance returns only once no
+ *       lower-token write can still commit);
+ *   G3  committed writes' tokens never decrease (rules 1 + 2 above).
+ * Broken variants, refuted by model/check:
+ *   GATE_NO_REREAD  the shared check keeps what it read BEFORE waiting for the lock (a snapshot taken at the
+ *                   statement's start), instead of reading the newest committed mark once it holds the lock;
+ *   GATE_KEY_SHARE  the raise does not wait for the shared holders (PostgreSQL's FOR KEY SHARE, which an UPDATE
+ *                   of a non-key column such as the token does not conflict with).
+ * H2 has no shared row lock: there every check is the exclusive one, which is this protocol with the shared
+ * path never chosen (a behaviour the search includes).
+ */
+#ifdef GATE_LOCKS
+#ifndef GWRITERS
+#define GWRITERS 3    /* threads of the old leader writing with token 1 */
+#endif
+#ifndef GWRITES
+#define GWRITES  2    /* writes per thread */
+#endif
+#ifndef PROBE_GATE_SHARED
+#define PROBE_GATE_SHARED 0  /* two writes of one token hold the mark at the same time */
+#endif
+#ifndef PROBE_GATE_WAITED
+#define PROBE_GATE_WAITED 0  /* a raise waits for shared holders, and then a writer of the old token is refused */
+#endif
+
+byte gMark = 1;      /* the committed mark: the old leader advanced to 1 before its threads started */
+byte gX;             /* _pid + 1 of the transaction holding the mark row's exclusive lock; 0 = none */
+byte gS;             /* how many transactions hold the mark row's shared lock */
+byte gHi;            /* ghost: the highest token a committed write carried */
+byte gFenced;        /* ghost: the highest token whose advance has returned */
+bool gRaiseWaited;   /* ghost (probe): the raise found shared holders in its way */
+
+/* A write with token t commits. */
+inline gCommitWrite(t) {
+    printf("MSC: thread %d COMMITS a write with token %d (mark %d)\n", _pid, t, gMark);
+    assert(t >= gMark);      /* G1 */
+    assert(t >= gFenced);    /* G2 */
+    assert(t >= gHi);        /* G3 */
+    gHi = t
+}
+
+/* The shared check; got = it holds the shared lock on a mark equal to t. */
+inline gShared(t, got) {
+#ifdef GATE_NO_REREAD
+    atomic { seen = gMark; printf("MSC: thread %d's shared check reads mark %d\n", _pid, seen) };
+    atomic {
+        gX == 0 ->
+        if
+        :: seen == t -> gS++; got = true;
+           printf("MSC: thread %d takes the shared lock on what it read before waiting (mark %d)\n", _pid, seen)
+        :: else -> got = false
+        fi
+    }
+#else
+    atomic {
+        gX == 0 ->
+        if
+        :: gMark == t -> gS++; got = true;
+           printf("MSC: thread %d shares the mark %d (%d holders)\n", _pid, t, gS);
+           PROBE(PROBE_GATE_SHARED && gS >= 2)
+        :: else -> got = false;
+           printf("MSC: thread %d's shared check finds mark %d, not %d: the exclusive check next\n", _pid, gMark, t)
+        fi
+    }
+#endif
+}
+
+/* The exclusive check; ok = it holds the exclusive lock and the mark is (about to be) t; else stale. */
+inline gExclusive(t, ok) {
+    atomic {
+#ifdef GATE_KEY_SHARE
+        gX == 0 ->
+#else
+        gX == 0 && gS == 0 ->
+#endif
+        if
+        :: gMark <= t -> gX = _pid + 1; ok = true;
+           printf("MSC: thread %d locks the mark exclusively (mark %d, token %d)\n", _pid, gMark, t)
+        :: else -> ok = false;
+           printf("MSC: thread %d is REFUSED: token %d, mark %d\n", _pid, t, gMark);
+           PROBE(PROBE_GATE_WAITED && (gRaiseWaited && t < gMark))
+        fi
+    }
+}
+
+/* One write through the gate with token t; stale = it was refused (StaleTokenException). */
+inline gWrite(t, stale) {
+    got = false;
+    if
+    :: gShared(t, got)
+    :: skip                 /* the gate does not remember t passing: straight to the exclusive check */
+    fi;
+    if
+    :: got -> atomic { gCommitWrite(t); gS-- }
+    :: else ->
+        gExclusive(t, ok);
+        if
+        :: ok -> atomic { gCommitWrite(t); gMark = t; gX = 0 }
+        :: else -> stale = true
+        fi
+    fi
+}
+
+proctype GateWriter(byte t) {
+    byte n, seen;
+    bool got, ok, stale;
+    do
+    :: n < GWRITES && !stale -> n++; gWrite(t, stale)
+    :: else -> break
+    od
+}
+
+/* The new leader: advance(t) (an exclusive check, commit, return), then its own writes with t. */
+proctype GateRaiser(byte t) {
+    byte n, seen;
+    bool got, ok, stale;
+    atomic {
+        if
+        :: gS > 0 -> gRaiseWaited = true; printf("MSC: the raise to %d waits for %d shared holders\n", t, gS)
+        :: else
+        fi
+    };
+    gExclusive(t, ok);
+    if
+    :: ok ->
+        atomic { gMark = t; gX = 0; printf("MSC: advance(%d) commits\n", t) };
+        atomic { gFenced = t; printf("MSC: advance(%d) RETURNS\n", t) };
+        do
+        :: n < GWRITES && !stale -> n++; gWrite(t, stale)
+        :: else -> break
+        od
+    :: else -> skip
+    fi
+}
+
+init {
+    atomic {
+        byte i;
+        for (i : 1 .. GWRITERS) { run GateWriter(1) }
+        run GateRaiser(2)
+    }
+}
+#endif

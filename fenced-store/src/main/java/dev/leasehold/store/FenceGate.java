@@ -25,31 +25,70 @@ import org.slf4j.LoggerFactory;
  *
  * <p>One transaction per write:
  * <ol>
- *   <li>the check, one conditional statement: on PostgreSQL {@code INSERT ... ON CONFLICT (resource) DO UPDATE SET
- *       token = :t WHERE token <= :t}; on H2, MariaDB and MySQL {@code UPDATE fence SET token = :t WHERE resource = :r
- *       AND token <= :t},
- *       with an insert-if-absent on a resource's first use. One row means the token is current (equal tokens pass:
- *       the same leader writes many times) and the mark is now locked until commit;</li>
+ *   <li>the check, on the resource's mark row. A token this gate saw pass and commit for the resource before (a
+ *       leader's writes after its {@link #advance}) takes the <b>shared</b> check: {@code SELECT 1 FROM fence WHERE
+ *       resource = :r AND token = :t FOR SHARE} ({@code LOCK IN SHARE MODE} on MariaDB and MySQL). One row: the mark
+ *       is the token and is share-locked until commit, so the threads of one leader writing through one resource do
+ *       not wait for one another. No row: nothing is locked, and the exclusive check follows. Any other token (a new
+ *       leader's advance, a first use, a higher token) takes the <b>exclusive</b> check: on PostgreSQL
+ *       {@code INSERT ... ON CONFLICT (resource) DO UPDATE SET token = :t WHERE token <= :t}; on H2, MariaDB and MySQL
+ *       {@code UPDATE fence SET token = :t WHERE resource = :r AND token <= :t}, with an insert-if-absent on a
+ *       resource's first use. One row: the token is current (equal tokens pass) and the mark is now locked
+ *       exclusively until commit. H2 has no shared row lock: there every check is the exclusive one, and writers of
+ *       one resource take turns;</li>
  *   <li>the caller's work runs in the same transaction, on a connection it cannot commit, roll back, close or
  *       reconfigure ({@link FencedWork});</li>
  *   <li>commit. A lower token rolls everything back and throws {@link StaleTokenException} (only once a higher mark
- *       was actually read); anything the work throws, checked or not, rolls everything back and is rethrown
- *       unchanged (an {@link SQLException} as a {@link StoreException}).</li>
+ *       was actually read), before the work ran; anything the work throws, checked or not, rolls everything back and
+ *       is rethrown unchanged (an {@link SQLException} as a {@link StoreException}).</li>
  * </ol>
+ *
+ * <p><b>Why the guarantee holds.</b> It has two halves, and both follow from three facts: (a) every check holds a
+ * lock on the mark row from the check to the commit (shared or exclusive); (b) the mark changes only under the
+ * exclusive lock (an advance, a raising write, a re-base: each an UPDATE of the row), which no other transaction can
+ * hold beside any lock on the row; (c) at READ COMMITTED a locking read or UPDATE that had to wait reads the newest
+ * committed mark once it holds the lock, not what it saw before waiting.
+ * <ul>
+ *   <li><i>A write whose token is below the mark at its commit is never kept.</i> A write reaches its commit only
+ *       after a check that, holding the lock (c), read mark = t (shared) or mark &lt;= t and set it to t
+ *       (exclusive). From then until its commit nobody can change the mark (a, b). So at its commit the mark is its
+ *       token.</li>
+ *   <li><i>{@link #advance} returns only once no write with a lower token can still commit.</i> The advance's UPDATE
+ *       is granted only once no other transaction holds the row in either mode (b), so every lower-token write that
+ *       had passed its check has committed or rolled back by then; the advance then commits the new mark and only
+ *       after that returns. A lower-token write whose check comes later, or waited for the advance, reads the new
+ *       mark (c): the shared check finds no row, the exclusive check matches none, and the write is refused before
+ *       its work runs. A write that holds no lock on the row cannot commit through the gate at all.</li>
+ * </ul>
+ * Which check a write tries first depends only on what this gate remembers, never on correctness: a shared check
+ * that finds another mark falls back to the exclusive one. The protocol, with several writers of one token beside a
+ * raise, is model-checked in {@code model/leasehold.pml} (the {@code GATE_LOCKS} block), where two broken variants
+ * are refuted: a shared check that keeps what it read before waiting for the lock, and a raise that does not wait
+ * for the shared holders (what PostgreSQL's {@code FOR KEY SHARE} would be: an UPDATE of the token, a non-key
+ * column, does not conflict with it).
+ *
+ * <p>IMPORTANT (PostgreSQL, liveness only): PostgreSQL can grant a new {@code FOR SHARE} while an UPDATE already
+ * waits for the row (a share request that finds only share lockers does not queue), so a new leader's advance may
+ * wait as long as the old leader's threads keep the mark share-locked without a gap; past
+ * {@link StoreConfig#lockTimeout()} it fails (nothing written) and can be retried. Nothing stale is ever kept
+ * meanwhile, and an old leader's threads stop writing once it learns it lost leadership. InnoDB queues new shared
+ * requests behind a waiting UPDATE; H2 shares nothing.
  *
  * <p><b>Isolation contract.</b> The gate's transactions, and so your work inside them, run at READ COMMITTED
  * whatever the pool or the database default says (PostgreSQL: {@code SET TRANSACTION ISOLATION LEVEL READ
- * COMMITTED} first in the transaction; H2: set on the connection and restored before it goes back to the pool). That
- * is what makes the check right: a stale writer that waited on the mark's row lock behind a newer writer re-reads the
- * newest mark once the newer one commits, and is rejected (tested on both databases, with connections handed out at
- * READ COMMITTED, REPEATABLE READ and SERIALIZABLE). Work that needs a stronger guarantee locks what it reads
+ * COMMITTED} first in the transaction; H2: set on the connection and restored before it goes back to the pool;
+ * MariaDB and MySQL: one SET before the transaction and one after it, which also carry auto-commit). That
+ * is what makes the check right (c): a stale writer that waited on the mark's row lock behind a newer writer re-reads
+ * the newest mark once the newer one commits, and is rejected (tested on every database, with connections handed out
+ * at READ COMMITTED, REPEATABLE READ and SERIALIZABLE). Work that needs a stronger guarantee locks what it reads
  * ({@code SELECT ... FOR UPDATE}). Every statement waits at most {@link StoreConfig#lockTimeout()} for a lock.
  * Serialization failures and deadlocks of the gate's own statements are retried a few times; of your work through
  * {@link #write}/{@link #call}, never (it may have done what cannot be undone); of {@link #update}'s one statement,
  * yes: it is rolled back whole with the check, so running it again is as if it ran once.
  *
  * <p>Cost over the same work in a plain transaction: one statement more. Through {@link #write}/{@link #call} it is
- * one round trip more (the check, then your statements, then the commit). {@link #update} sends the check, one
+ * one round trip more (the check, then your statements, then the commit; on MariaDB and MySQL the settings' two SETs
+ * also carry the auto-commit switches a plain JDBC transaction sends anyway). {@link #update} sends the check, one
  * statement of yours and the commit together: on PostgreSQL in ONE round trip, one fewer than a plain
  * {@code BEGIN; statement; COMMIT} through JDBC. Cheapest of all: carry the token in your own row ({@code UPDATE t
  * SET ..., token = :t WHERE id = :id AND token <= :t}), which costs nothing over a plain UPDATE, if every writer of
@@ -158,9 +197,15 @@ public final class FenceGate {
      */
     private void passAndRecord(Connection tx, String resource, long token, String holder) throws SQLException {
         if (passed.seen(resource, token)) {
-            if (passEqual(tx, resource, token)) {
-                return;
+            Optional<String> share = context.sql().shareMark();
+            if (share.isEmpty()) {
+                if (passEqual(tx, resource, token)) {
+                    return; // H2: no shared row lock; the exclusive check, passing only if the mark equals the token
+                }
+            } else if (!Jdbc.query(tx, share.get(), row -> 1, resource, token).isEmpty()) {
+                return; // the mark is the token, share-locked until commit: other writers of it go on in parallel
             }
+            // the mark is no longer the token (a raise: stale; a re-base: ours raises it again); nothing is locked
             passed.forget(resource);
         }
         OptionalLong before = FenceHistory.lockMark(tx, context.sql(), resource);

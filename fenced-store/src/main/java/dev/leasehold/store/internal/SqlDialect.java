@@ -109,6 +109,16 @@ public abstract class SqlDialect {
                 + " WHERE " + where + " ORDER BY " + orderBy + " " + firstRows(chunk) + ")";
     }
 
+    /**
+     * The fence's shared check, where the database has a shared row lock: a query of one row if the resource's mark
+     * equals the token, share-locked until the transaction ends (writers of one token do not exclude each other; a
+     * raise, an UPDATE of the row, waits for them all), and of no row (nothing locked) otherwise. Under READ
+     * COMMITTED a locking read that waited for a raise reads the newest committed mark, so a raise that committed
+     * while it waited makes it find no row. Parameters: resource, token. Empty where the database has no shared row
+     * lock (H2): there every check takes the exclusive lock.
+     */
+    public abstract Optional<String> shareMark();
+
     /** Statements that serialize concurrent schema installs, run first in the install transaction. */
     public abstract List<String> installLock();
 

@@ -46,16 +46,21 @@ final class Transaction {
         try {
             TxDialect settings;
             TxDialect.Restore restore;
+            // whether this class turns auto-commit back on once the transaction is over
             boolean autoCommit;
             try {
                 onConnection.accept(connection);
                 settings = tx.get();
-                restore = settings.enter(connection);
                 autoCommit = connection.getAutoCommit();
                 if (autoCommit && eachOnItsOwn) {
+                    restore = settings.enter(connection, false).restore();
                     return (T) eachOnItsOwn(operation, connection, settings, restore, store);
                 }
-                if (autoCommit) {
+                TxDialect.Entered entered = settings.enter(connection, autoCommit);
+                restore = entered.restore();
+                if (entered.began()) {
+                    autoCommit = false; // the settings' statement ended auto-commit; their restore turns it back on
+                } else if (autoCommit) {
                     connection.setAutoCommit(false);
                 }
             } catch (SQLException e) {

@@ -18,11 +18,12 @@ import java.util.Optional;
  *       lock_timeout = n; statement; COMMIT}: still one round trip, its locks held no longer than in
  *       auto-commit.</li>
  *   <li>H2 has no per-transaction form of either: the connection's isolation and the session's {@code LOCK_TIMEOUT}
- *       are set before the transaction and restored after it, only where they differ.</li>
- *   <li>MariaDB and MySQL: the same, with the session's {@code innodb_lock_wait_timeout}, which counts whole
- *       seconds: the lock timeout is rounded up to the next second (at least 1). (A per-transaction
- *       {@code SET TRANSACTION ISOLATION LEVEL} would need a round trip of its own anyway: the drivers send one
- *       statement per round trip unless {@code allowMultiQueries} is set.)</li>
+ *       are set before the transaction and restored after it, only where they differ (a session once read right is
+ *       not read again).</li>
+ *   <li>MariaDB and MySQL: one SET before the transaction saves the session's isolation and
+ *       {@code innodb_lock_wait_timeout} (whole seconds: the lock timeout rounded up, at least 1) in user variables,
+ *       sets the store's and turns auto-commit off; one SET after it puts all three back (see
+ *       {@link #enter(Connection, boolean)}).</li>
  * </ul>
  * Each database's subclass lives in its package ({@code internal.postgres}, {@code internal.h2},
  * {@code internal.mariadb}). Immutable and thread-safe.
@@ -104,6 +105,21 @@ public abstract class TxDialect {
     /** Applies what cannot ride with the transaction (session settings); call before it starts. */
     public abstract Restore enter(Connection connection) throws SQLException;
 
+    /** What {@link #enter(Connection, boolean)} did: how to undo it, and whether it also ended auto-commit. */
+    public record Entered(Restore restore, boolean began) {}
+
+    /**
+     * Like {@link #enter(Connection)}, for a connection that a transaction follows.
+     *
+     * @param begin the connection is in auto-commit mode and a transaction follows: where the settings travel as a
+     *              statement of their own anyway (MariaDB, MySQL), that statement may also set {@code autocommit = 0};
+     *              {@link Entered#began()} then says so (the caller leaves auto-commit alone, and the restore turns it
+     *              back on in the same statement as the settings)
+     */
+    public Entered enter(Connection connection, boolean begin) throws SQLException {
+        return new Entered(enter(connection), false);
+    }
+
     /**
      * Sets READ COMMITTED on the connection and the session's lock timeout (read with {@code SELECT timeoutVariable},
      * set with {@code setTimeout + value}) to {@code wanted}, each only where it differs; the returned
@@ -140,11 +156,12 @@ public abstract class TxDialect {
     }
 
     /**
-     * The short path's fence check, for a token the gate saw pass before, as a statement that FAILS (SQLState
-     * {@link #REFUSED_STATE}) unless the resource's mark EQUALS the token, where the database can send several
-     * statements at once: sent in one round trip with the caller's statement and the COMMIT, a refusal aborts the
-     * transaction block before either runs. A mark that is higher means stale; lower (re-based by another gate) means
-     * the full path must raise it and record the raise. Parameters: resource, token. Empty where not supported.
+     * The shared fence check ({@link SqlDialect#shareMark()}) as a statement that FAILS unless the mark EQUALS the
+     * token (SQLState {@link #REFUSED_STATE}), where the database can send several statements at once: sent in one
+     * round trip with the caller's statement and the COMMIT, a refusal aborts the transaction block before either
+     * runs; a pass share-locks the mark until that COMMIT, so writers of one token do not wait for one another. A mark
+     * that is higher means stale; lower (re-based by another gate) means the full path must raise it and record the
+     * raise. Parameters: resource, token. Empty where the database cannot.
      */
     public Optional<String> fenceAssert(Tables tables) {
         return Optional.empty();

@@ -37,15 +37,25 @@ final class DatabaseBench {
     /** Tokens only grow, across every comparison on every row and resource. */
     private long token = 1;
 
+    /** Whether this is a smoke run ({@code --quick}). */
+    boolean quick() {
+        return quick;
+    }
+
     DatabaseBench(boolean quick, String prefix) {
         this.quick = quick;
         this.prefix = prefix;
     }
 
+    /** A token higher than every one used so far in this run. */
+    long nextToken() {
+        return token++;
+    }
+
     // ---- fenced-write -----------------------------------------------------------------------------------------
 
     /** One unit of work on row {@code row} of a thread. */
-    private interface Op {
+    interface Op {
         void run(int row, long token) throws Exception;
     }
 
@@ -145,11 +155,12 @@ final class DatabaseBench {
                     0,
                     ""));
         }
+        rows.addAll(new OneResourceBench(this).run(db, gate, config));
         return rows;
     }
 
     /** Interleaves samples of the two ops (A B, B A, ...); the ratio is the baseline's median time over ours. */
-    private List<Row> compare(
+    List<Row> compare(
             String benchmark,
             String baselineName,
             String oursName,
@@ -159,17 +170,41 @@ final class DatabaseBench {
             double goal,
             String goalText)
             throws Exception {
+        // more than 4 threads: the ops of 4 threads per sample, shared out, so that a sample takes as long
+        return compare(
+                benchmark,
+                baselineName,
+                oursName,
+                threads,
+                (quick ? 50 : 200) * 4 / Math.max(threads, 4),
+                baseline,
+                ours,
+                goal,
+                goalText);
+    }
+
+    /** {@link #compare} with {@code perThread} ops per thread in each sample. */
+    List<Row> compare(
+            String benchmark,
+            String baselineName,
+            String oursName,
+            int threads,
+            int perThread,
+            Op baseline,
+            Op ours,
+            double goal,
+            String goalText)
+            throws Exception {
         int warmup = quick ? 2 : 5;
         int rounds = quick ? 8 : 30;
-        int perThread = quick ? 50 : 200;
         Samples a = new Samples();
         Samples b = new Samples();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             for (int i = 0; i < warmup + rounds; i++) {
                 boolean baselineFirst = i % 2 == 0;
-                long first = timePerOp(pool, threads, perThread, baselineFirst ? baseline : ours, token++);
-                long second = timePerOp(pool, threads, perThread, baselineFirst ? ours : baseline, token++);
+                long first = timePerOp(pool, threads, perThread, baselineFirst ? baseline : ours, nextToken());
+                long second = timePerOp(pool, threads, perThread, baselineFirst ? ours : baseline, nextToken());
                 if (i >= warmup) {
                     a.add(baselineFirst ? first : second);
                     b.add(baselineFirst ? second : first);

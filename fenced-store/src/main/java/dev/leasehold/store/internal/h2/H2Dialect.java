@@ -61,6 +61,12 @@ public final class H2Dialect extends SqlDialect {
         return "SELECT " + columns + " FROM FINAL TABLE (" + update + ")";
     }
 
+    /** None: H2 has no shared row lock ({@code FOR UPDATE} only), so every check takes the exclusive one. */
+    @Override
+    public Optional<String> shareMark() {
+        return Optional.empty();
+    }
+
     @Override
     public List<String> installLock() {
         return List.of();

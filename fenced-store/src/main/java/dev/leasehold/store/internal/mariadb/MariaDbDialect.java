@@ -80,7 +80,7 @@ public final class MariaDbDialect extends SqlDialect {
 
     @Override
     public TxDialect tx(long lockTimeoutMillis) {
-        return new MariaDbTx(lockTimeoutMillis);
+        return new MariaDbTx(lockTimeoutMillis, database);
     }
 
     @Override
@@ -136,6 +136,17 @@ public final class MariaDbDialect extends SqlDialect {
     @Override
     public String chunkDelete(String table, String keyColumns, String where, String orderBy, int chunk) {
         return "DELETE FROM " + table + " WHERE " + where + " ORDER BY " + orderBy + " LIMIT " + chunk;
+    }
+
+    /**
+     * {@code LOCK IN SHARE MODE} (MariaDB and MySQL both know it): an S lock on the mark's record. At READ COMMITTED
+     * InnoDB releases the lock of a record the WHERE then rejects (another token), so a check that finds no row holds
+     * nothing; a locking read always reads the newest committed version; and a waiting X request (a raise) makes new
+     * S requests queue behind it, so a stream of writers cannot starve a new leader's {@code advance}.
+     */
+    @Override
+    public Optional<String> shareMark() {
+        return Optional.of("SELECT 1 FROM " + tables.fence() + " WHERE resource = ? AND token = ? LOCK IN SHARE MODE");
     }
 
     /**

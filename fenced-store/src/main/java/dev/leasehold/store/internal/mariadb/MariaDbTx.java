@@ -1,28 +1,54 @@
 package dev.leasehold.store.internal.mariadb;
 
+import dev.leasehold.store.Database;
 import dev.leasehold.store.internal.TxDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 
 /**
- * MariaDB's and MySQL's transaction framing: the connection's isolation and the session's
- * {@code innodb_lock_wait_timeout} are set before the transaction and restored after it, only where they differ. The
- * variable counts whole seconds: the lock timeout is rounded up to the next second (at least 1). (A per-transaction
- * {@code SET TRANSACTION ISOLATION LEVEL} would need a round trip of its own anyway: the drivers send one statement
- * per round trip unless {@code allowMultiQueries} is set.) Immutable and thread-safe.
+ * MariaDB's and MySQL's transaction framing, with no read of its own (issue 24): ONE statement before the transaction
+ * saves the session's isolation and {@code innodb_lock_wait_timeout} in user variables and sets READ COMMITTED and
+ * the store's timeout (whole seconds: the lock timeout rounded up, at least 1), and, when a transaction follows on a
+ * connection in auto-commit mode, {@code autocommit = 0}; ONE statement after it sets all of them back and clears the
+ * variables. A SET evaluates every value before it assigns any, so the saved values are the ones the pool lent. The
+ * drivers send one statement per round trip (unless {@code allowMultiQueries}), so neither can ride with another
+ * statement; the read-set-restore before cost three to six round trips, plus the two of the auto-commit switches that
+ * these two now carry. The driver reads auto-commit from the server's status flags, so {@code getAutoCommit()} stays
+ * true to the session; a pool gets the connection back as it lent it: same isolation, lock wait timeout and
+ * auto-commit, the two user variables NULL (which is what an unset user variable reads as). Immutable and
+ * thread-safe.
  */
 final class MariaDbTx extends TxDialect {
 
-    MariaDbTx(long lockTimeoutMillis) {
+    private final String isolation;
+
+    MariaDbTx(long lockTimeoutMillis, Database database) {
         super(lockTimeoutMillis);
+        this.isolation = database == Database.MYSQL ? "transaction_isolation" : "tx_isolation";
     }
 
     @Override
     public Restore enter(Connection connection) throws SQLException {
-        return enterSession(
-                connection,
-                "@@SESSION.innodb_lock_wait_timeout",
-                "SET SESSION innodb_lock_wait_timeout = ",
-                Math.max(1, (lockTimeoutMillis() + 999) / 1000));
+        return enter(connection, false).restore();
+    }
+
+    @Override
+    public Entered enter(Connection connection, boolean begin) throws SQLException {
+        long seconds = Math.max(1, (lockTimeoutMillis() + 999) / 1000);
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("SET @leasehold_isolation = @@SESSION." + isolation
+                    + ", @leasehold_lock_wait = @@SESSION.innodb_lock_wait_timeout, SESSION " + isolation
+                    + " = 'READ-COMMITTED', SESSION innodb_lock_wait_timeout = " + seconds
+                    + (begin ? ", autocommit = 0" : ""));
+        }
+        Restore restore = () -> {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("SET SESSION " + isolation + " = @leasehold_isolation,"
+                        + " SESSION innodb_lock_wait_timeout = @leasehold_lock_wait, @leasehold_isolation = NULL,"
+                        + " @leasehold_lock_wait = NULL" + (begin ? ", autocommit = 1" : ""));
+            }
+        };
+        return new Entered(restore, begin);
     }
 }

@@ -63,6 +63,12 @@ public final class PostgresDialect extends SqlDialect {
         return update + " RETURNING " + columns;
     }
 
+    /** FOR SHARE, not FOR KEY SHARE: an UPDATE of the token (not a key column) does not wait for a key-share lock. */
+    @Override
+    public Optional<String> shareMark() {
+        return Optional.of("SELECT 1 FROM " + tables.fence() + " WHERE resource = ? AND token = ? FOR SHARE");
+    }
+
     @Override
     public List<String> installLock() {
         return List.of("SELECT pg_advisory_xact_lock(7208813359246129466)");

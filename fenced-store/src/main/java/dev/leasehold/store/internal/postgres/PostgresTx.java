@@ -9,7 +9,8 @@ import java.util.Optional;
  * PostgreSQL's transaction framing: {@code SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout =
  * n}, sent in the same round trip as the transaction's first statement (both end with the transaction: nothing to
  * restore); a statement on its own (auto-commit) travels as {@code BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL
- * lock_timeout = n; statement; COMMIT}. The fence check is one upsert. Immutable and thread-safe.
+ * lock_timeout = n; statement; COMMIT}. The exclusive fence check is one upsert; the shared one a {@code FOR SHARE} read
+ * of the mark. Immutable and thread-safe.
  */
 final class PostgresTx extends TxDialect {
 
@@ -48,10 +49,11 @@ final class PostgresTx extends TxDialect {
         return NOTHING;
     }
 
+    /** FOR SHARE, not FOR KEY SHARE: an UPDATE of the token (not a key column) does not wait for a key-share lock. */
     @Override
     public Optional<String> fenceAssert(Tables tables) {
-        return Optional.of("WITH passed AS (UPDATE " + tables.fence() + " SET updated_at = now()"
-                + " WHERE resource = ? AND token = ? RETURNING 1) SELECT 1 / COUNT(*) FROM passed");
+        return Optional.of("WITH passed AS (SELECT 1 FROM " + tables.fence() + " WHERE resource = ? AND token = ?"
+                + " FOR SHARE) SELECT 1 / COUNT(*) FROM passed");
     }
 
     @Override

@@ -1,0 +1,178 @@
+package dev.leasehold.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.leasehold.store.testing.MariaDb;
+import dev.leasehold.store.testing.WithMariaDb;
+import dev.leasehold.testkit.PlainDataSource;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Issue 24 on MariaDB: the store sets what it needs (READ COMMITTED, its lock wait timeout, auto-commit off) in ONE
+ * statement before a transaction and puts the session back in ONE statement after it, with no read of its own; a
+ * pool gets the connection back exactly as it lent it. A pool of one connection, lent again and again, shows both
+ * (skipped unless LEASEHOLD_TEST_MARIADB_URL is set).
+ */
+@WithMariaDb
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class MariaDbSessionSettingsTest {
+
+    private Connection physical;
+    private DataSource one;
+
+    @BeforeAll
+    void connect() throws SQLException {
+        DataSource database = MariaDb.freshDatabase("session_settings");
+        FencedSchema.install(database);
+        physical = database.getConnection();
+        try (Statement s = physical.createStatement()) {
+            s.execute("CREATE TABLE entries (id BIGINT AUTO_INCREMENT PRIMARY KEY, note VARCHAR(200))");
+            // what this pool lends: not what the store needs
+            s.execute("SET SESSION tx_isolation = 'REPEATABLE-READ', SESSION innodb_lock_wait_timeout = 17");
+        }
+        one = new PlainDataSource() {
+            @Override
+            public Connection getConnection() {
+                return (Connection) Proxy.newProxyInstance(
+                        Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                            if (method.getName().equals("close")) {
+                                return null; // back to the pool of one
+                            }
+                            try {
+                                return method.invoke(physical, args);
+                            } catch (InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
+            }
+        };
+    }
+
+    @AfterAll
+    void close() throws SQLException {
+        if (physical != null) {
+            physical.close();
+        }
+    }
+
+    /** The session as the pool lent it: isolation, lock wait timeout, auto-commit, and the store's variables. */
+    private List<Object> session() throws SQLException {
+        try (Statement s = physical.createStatement();
+                ResultSet rs = s.executeQuery("SELECT @@SESSION.tx_isolation, @@SESSION.innodb_lock_wait_timeout,"
+                        + " @@SESSION.autocommit, @leasehold_isolation IS NULL, @leasehold_lock_wait IS NULL,"
+                        + " @@in_transaction")) {
+            rs.next();
+            return List.of(
+                    rs.getString(1),
+                    rs.getLong(2),
+                    rs.getLong(3),
+                    rs.getBoolean(4),
+                    rs.getBoolean(5),
+                    rs.getLong(6),
+                    physical.getAutoCommit());
+        }
+    }
+
+    /** Statements this session has sent to the server so far (each is one round trip), not counting this read. */
+    private long statements() throws SQLException {
+        try (Statement s = physical.createStatement();
+                ResultSet rs = s.executeQuery("SHOW SESSION STATUS LIKE 'Questions'")) {
+            rs.next();
+            return rs.getLong(2);
+        }
+    }
+
+    @Test
+    void everyWayOfWritingGivesTheConnectionBackAsItWasLent() throws SQLException {
+        try (Statement s = physical.createStatement()) {
+            s.execute("DELETE FROM entries");
+        }
+        List<Object> lent = session();
+        assertThat(lent).containsExactly("REPEATABLE-READ", 17L, 1L, true, true, 0L, true);
+        FenceGate gate = new FenceGate(one);
+
+        gate.advance("ledger", 5);
+        assertThat(session()).isEqualTo(lent);
+        gate.write("ledger", 5, tx -> insert(tx, "write"));
+        assertThat(session()).isEqualTo(lent);
+        assertThat(gate.update("ledger", 5, "INSERT INTO entries (note) VALUES (?)", "update"))
+                .isEqualTo(1);
+        assertThat(session()).isEqualTo(lent);
+        assertThatThrownBy(() -> gate.write("ledger", 5, tx -> {
+                    insert(tx, "rolled back");
+                    throw new IllegalStateException("the work fails");
+                }))
+                .hasMessage("the work fails");
+        assertThat(session()).isEqualTo(lent);
+        gate.advance("ledger", 6);
+        assertThatThrownBy(() -> gate.write("ledger", 5, tx -> insert(tx, "stale")))
+                .isInstanceOf(StaleTokenException.class);
+        assertThat(session()).isEqualTo(lent);
+        assertThat(gate.highestToken("ledger")).hasValue(6);
+        assertThat(session()).isEqualTo(lent);
+        assertThat(notes()).containsExactly("write", "update");
+        assertThat(session()).isEqualTo(lent);
+    }
+
+    /**
+     * The same insert as a plain JDBC transaction ({@code setAutoCommit(false)}, INSERT, COMMIT,
+     * {@code setAutoCommit(true)}: four statements) and through the gate with a token it has seen pass (the settings
+     * and auto-commit in one SET, the shared check, the INSERT, COMMIT, one SET back: five). Before issue 24 the gate
+     * also read, set and restored the isolation and the lock wait timeout one statement at a time.
+     */
+    @Test
+    void aFencedWriteSendsOneStatementMoreThanThePlainTransaction() throws SQLException {
+        FenceGate gate = new FenceGate(one);
+        gate.advance("counted", 3);
+
+        long before = statements();
+        physical.setAutoCommit(false);
+        insert(physical, "plain");
+        physical.commit();
+        physical.setAutoCommit(true);
+        long plain = statements() - before - 1; // less the SHOW of the first statements()
+
+        before = statements();
+        gate.write("counted", 3, tx -> insert(tx, "fenced"));
+        long fenced = statements() - before - 1;
+
+        before = statements();
+        gate.update("counted", 3, "INSERT INTO entries (note) VALUES (?)", "one statement");
+        long update = statements() - before - 1;
+
+        assertThat(plain).isEqualTo(4);
+        assertThat(fenced).as("gate.write").isEqualTo(plain + 1);
+        assertThat(update).as("gate.update").isEqualTo(plain + 1);
+    }
+
+    private static void insert(Connection tx, String note) throws SQLException {
+        try (PreparedStatement p = tx.prepareStatement("INSERT INTO entries (note) VALUES (?)")) {
+            p.setString(1, note);
+            p.executeUpdate();
+        }
+    }
+
+    private List<String> notes() throws SQLException {
+        List<String> notes = new java.util.ArrayList<>();
+        try (Statement s = physical.createStatement();
+                ResultSet rs = s.executeQuery("SELECT note FROM entries ORDER BY id")) {
+            while (rs.next()) {
+                notes.add(rs.getString(1));
+            }
+        }
+        return notes;
+    }
+}

@@ -1,0 +1,102 @@
+package dev.leasehold.scenarios.bench;
+
+import dev.leasehold.store.FenceGate;
+import dev.leasehold.store.StoreConfig;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * fenced-write, one resource: the case users have (issue 24). One leader, several threads, every write through ONE
+ * resource with the leader's one token: a billing leader charging customers under "billing-2026-11". Each transaction
+ * inserts a row of its own into a table (no shared business row), so any waiting between the threads is the gate's.
+ * Compared side by side with a plain JDBC transaction doing the same insert.
+ */
+final class OneResourceBench {
+
+    private static final String RESOURCE = "billing-one-resource";
+
+    private final DatabaseBench bench;
+
+    OneResourceBench(DatabaseBench bench) {
+        this.bench = bench;
+    }
+
+    /** The goal of a ratio against the plain transaction, per database (issue 24). */
+    private static double goal(DatabaseBench.Db db) {
+        return db.postgres() ? 0.90 : db.mariaDb() ? 0.85 : 0.60;
+    }
+
+    List<Row> run(DatabaseBench.Db db, FenceGate gate, StoreConfig config) throws Exception {
+        String table = config.tablePrefix() + "entries";
+        try (Connection c = db.pool().getConnection();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS " + table + " (id BIGINT PRIMARY KEY, thread INT NOT NULL,"
+                    + " token BIGINT NOT NULL)");
+            s.execute("DELETE FROM " + table);
+        }
+        String insert = "INSERT INTO " + table + " (id, thread, token) VALUES (?, ?, ?)";
+        AtomicLong ids = new AtomicLong();
+        AtomicLong leader = new AtomicLong();
+        DatabaseBench.Op plainTx = (thread, ignored) -> {
+            try (Connection c = db.pool().getConnection()) {
+                c.setAutoCommit(false);
+                try (PreparedStatement p = c.prepareStatement(insert)) {
+                    p.setLong(1, ids.incrementAndGet());
+                    p.setInt(2, thread);
+                    p.setLong(3, leader.get());
+                    p.executeUpdate();
+                }
+                c.commit();
+                c.setAutoCommit(true);
+            }
+        };
+        DatabaseBench.Op write = (thread, ignored) -> gate.write(RESOURCE, leader.get(), tx -> {
+            try (PreparedStatement p = tx.prepareStatement(insert)) {
+                p.setLong(1, ids.incrementAndGet());
+                p.setInt(2, thread);
+                p.setLong(3, leader.get());
+                p.executeUpdate();
+            }
+        });
+        DatabaseBench.Op update = (thread, ignored) ->
+                gate.update(RESOURCE, leader.get(), insert, ids.incrementAndGet(), thread, leader.get());
+        double goal = goal(db);
+        String goalText = String.format(java.util.Locale.ROOT, ">= %.2f", goal);
+        List<Row> rows = new ArrayList<>();
+        for (int threads : new int[] {1, 4, 8}) {
+            String where = db.label() + ", " + threads + " thread" + (threads > 1 ? "s" : "");
+            // one leader per comparison: its token raises the mark once, then every write carries it
+            leader.set(bench.nextToken());
+            gate.advance(RESOURCE, leader.get(), "bench");
+            boolean writeGoal = threads == 1 || threads == 8;
+            // a sample: 200 ops of all threads together (--quick: 40), so that 8 threads cost no more than 1
+            int perThread = (bench.quick() ? 40 : 200) / threads;
+            rows.addAll(bench.compare(
+                    "fenced-write",
+                    "plain transaction, one resource (" + where + ")",
+                    "FenceGate.write, one resource (" + where + ")",
+                    threads,
+                    perThread,
+                    plainTx,
+                    write,
+                    writeGoal ? goal : 0,
+                    writeGoal ? goalText : ""));
+            boolean updateGoal = threads == 1;
+            rows.addAll(bench.compare(
+                    "fenced-write",
+                    "plain transaction, one resource (" + where + ")",
+                    "FenceGate.update, one resource (" + where + ")",
+                    threads,
+                    perThread,
+                    plainTx,
+                    update,
+                    updateGoal ? goal : 0,
+                    updateGoal ? goalText : ""));
+        }
+        return rows;
+    }
+}
