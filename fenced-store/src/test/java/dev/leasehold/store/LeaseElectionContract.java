@@ -36,10 +36,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 abstract class LeaseElectionContract {
 
     /**
-     * Short timings within client-go's rules: lease 1.5 s, renew deadline 0.5 s, retry 100 ms. The 1 s between the
-     * deadline and the lease is the margin by which a cut-off holder hears its loss before a follower can lead.
+     * Short timings within client-go's rules: lease 3 s, renew deadline 2 s, retry 100 ms. The 1 s between the
+     * deadline and the lease is the margin by which a cut-off holder hears its loss before a follower can lead; the
+     * 2 s deadline keeps a leader on a loaded machine (2 cores, several builds) from losing by starvation.
      */
-    static final LeaseTiming FAST = LeaseTiming.ofMillis(1500, 500, 100);
+    static final LeaseTiming FAST = LeaseTiming.ofMillis(3000, 2000, 100);
 
     /** A lease far longer than any wait in the tests: a follower that leads soon after a close leads by a release. */
     static final LeaseTiming LONG_LEASE =
@@ -116,9 +117,9 @@ abstract class LeaseElectionContract {
     }
 
     /**
-     * The seeds' cut-off leader: a's connections fail, its renews fail, and at its renew deadline (0.5 s after its
-     * last good renew started, on its monotonic clock) it is told RENEW_FAILED, while its lease still runs on the
-     * database for about another second; only then can b take over, with a higher token.
+     * The seeds' cut-off leader: a's connections fail, its renews fail, and at its renew deadline (2 s after its last
+     * good renew started, on its monotonic clock) it is told RENEW_FAILED, while its lease still runs on the database
+     * for about another second; only then can b take over, with a higher token.
      */
     @Test
     void aHolderCutOffFromTheDatabaseIsToldItLostBeforeTheOtherLeads() throws Exception {
@@ -343,8 +344,8 @@ abstract class LeaseElectionContract {
         b.start();
 
         long seen = toA.statements();
-        // 30 renews, 100 ms apart: twice the lease duration
-        assertThat(toA.awaitStatements(seen + 30, 30, TimeUnit.SECONDS)).isTrue();
+        // 35 renews, 100 ms apart: longer than the lease duration
+        assertThat(toA.awaitStatements(seen + 35, 40, TimeUnit.SECONDS)).isTrue();
         assertThat(a.hasLeadership()).isTrue();
         assertThat(b.hasLeadership()).isFalse();
         assertThat(a.currentHolder()).get().extracting(LeaseHolder::holder).isEqualTo("a");
