@@ -31,8 +31,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code leasehold.leadership.wait} timer: from joining the election (binding, or the previous loss) to the
  *       grant.</li>
  * </ul>
- * Every meter is tagged {@code election} (the lease name), {@code participant} (the holder id) and {@code backend}
- * ({@code jdbc}). Times come from the registry's clock.
+ * Every meter is tagged {@code election} (the lease name) and {@code participant} (the holder id): the same tag keys
+ * as {@link ElectionMeters}, since Prometheus refuses one meter name with two sets of tag keys. Times come from the
+ * registry's clock.
  *
  * <p>The gauge says what this participant was told last: a holder whose renew deadline passed reads 0 as soon as the
  * election's event thread has told it, which is before a follower can lead (the lease outlives the deadline). Alert on
@@ -65,10 +66,9 @@ public final class LeaseMeters implements LeaseListener {
     public LeaseMeters(MeterRegistry registry, String election, String participant) {
         this.registry = Checks.notNull(registry, "registry");
         this.clock = registry.config().clock();
+        // the same tag keys as ElectionMeters: Prometheus refuses one name with two sets of keys
         Tags tags = Tags.of(
-                "election", Checks.tag(election, "election"),
-                "participant", Checks.tag(participant, "participant"),
-                "backend", "jdbc");
+                "election", Checks.tag(election, "election"), "participant", Checks.tag(participant, "participant"));
         this.joinedAt = new AtomicLong(clock.monotonicTime());
         meters.add(Gauge.builder("leasehold.leader", leading, AtomicInteger::get)
                 .tags(tags)

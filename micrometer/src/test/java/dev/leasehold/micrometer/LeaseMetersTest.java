@@ -53,7 +53,7 @@ class LeaseMetersTest {
             assertThat(acquired.await(20, TimeUnit.SECONDS)).isTrue();
             assertThat(meters.leading()).isTrue();
             assertThat(registry.get("leasehold.leader")
-                            .tags("election", "billing", "participant", "a", "backend", "jdbc")
+                            .tags("election", "billing", "participant", "a")
                             .gauge()
                             .value())
                     .isEqualTo(1.0);
