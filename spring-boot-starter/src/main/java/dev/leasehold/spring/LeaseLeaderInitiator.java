@@ -118,6 +118,16 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
         listeners.add(listener);
     }
 
+    /**
+     * Removes a listener added with {@link #addListener(LeaseListener)}, from the next {@link #start()} or yield on;
+     * does nothing if it was not added.
+     *
+     * @param listener the listener to remove
+     */
+    public void removeListener(LeaseListener listener) {
+        listeners.remove(listener);
+    }
+
     /** Joins the election with a new {@link LeaseElection}. Does nothing if already running. */
     @Override
     public void start() {

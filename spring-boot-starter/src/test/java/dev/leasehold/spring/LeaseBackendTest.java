@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.StaleTokenException;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +31,8 @@ import org.springframework.integration.leader.event.AbstractLeaderEvent;
  * {@code leasehold.election.backend=jdbc}: two instances of an application elect a leader on their shared database
  * (H2), with no ZooKeeper anywhere. Timeline: a leads with ta; b follows; a's context closes while a's onRevoked is
  * still stopping the work: the lease still names a; then b leads with tb &gt; ta (the release, not the 60 s lease,
- * let it in), and a write with ta is refused at the gate.
+ * let it in), and a write with ta is refused at the gate. a's {@code leasehold.leader} gauge reads 1, then 0; b counts
+ * one grant.
  */
 @Timeout(120)
 class LeaseBackendTest {
@@ -44,6 +48,11 @@ class LeaseBackendTest {
             long tokenA = tokenOf(timeline.await("a granted "));
             assertThat(timeline.await("a event OnGrantedEvent ")).isEqualTo("a event OnGrantedEvent " + tokenA);
             assertThat(a.getBean(LeaseLeaderInitiator.class).isLeader()).isTrue();
+            Gauge leaderA = a.getBean(MeterRegistry.class)
+                    .get("leasehold.leader")
+                    .tags("election", "billing", "participant", "a")
+                    .gauge();
+            assertThat(leaderA.value()).isEqualTo(1.0);
             assertThat(a.getBeansOfType(FencedLeaderInitiator.class)).isEmpty();
             try (ConfigurableApplicationContext b = start("b", timeline, new CountDownLatch(0))) {
                 LeaseLeaderInitiator initiatorB = b.getBean(LeaseLeaderInitiator.class);
@@ -59,6 +68,13 @@ class LeaseBackendTest {
                 closingA.get(30, TimeUnit.SECONDS);
                 long tokenB = tokenOf(timeline.await("b granted "));
                 assertThat(tokenB).isGreaterThan(tokenA);
+                assertThat(leaderA.value()).isZero();
+                assertThat(b.getBean(MeterRegistry.class)
+                                .get("leasehold.leadership.grants")
+                                .tag("participant", "b")
+                                .counter()
+                                .count())
+                        .isEqualTo(1.0);
                 assertThat(timeline.entries())
                         .containsSubsequence(
                                 "a revoking " + tokenA,
@@ -100,6 +116,7 @@ class LeaseBackendTest {
                 .initializers(context -> {
                     context.getBeanFactory().registerSingleton("timeline", timeline);
                     context.getBeanFactory().registerSingleton("stopping", stopping);
+                    context.getBeanFactory().registerSingleton("meterRegistry", new SimpleMeterRegistry());
                 })
                 .properties(
                         "app.instance=" + instance,
