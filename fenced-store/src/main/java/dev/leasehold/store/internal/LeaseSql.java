@@ -19,7 +19,8 @@ import java.util.OptionalLong;
  * <ul>
  *   <li>take: {@code generation + 1}, the caller as holder, {@code lease_until = now + lease}, only where the lease
  *       ended ({@code lease_until <= now}); the new generation comes back in the same statement where the database
- *       can return it ({@link #take}, per database);</li>
+ *       can return it ({@link #take}: one subclass per database, in its package, handed out by
+ *       {@link SqlDialect#leases()});</li>
  *   <li>create: the row of a name never used, with generation 1, held by the caller; a duplicate key is a lost
  *       race;</li>
  *   <li>renew: {@code lease_until = now + lease} where holder, generation and an unexpired lease all still match:
@@ -37,18 +38,10 @@ public abstract class LeaseSql {
     protected final SqlDialect dialect;
     protected final String table;
 
-    LeaseSql(SqlDialect dialect) {
+    /** @param dialect the database's dialect, whose clock and insert-if-absent the statements use */
+    protected LeaseSql(SqlDialect dialect) {
         this.dialect = dialect;
         this.table = dialect.tables.leases();
-    }
-
-    /** The lease statements of {@code dialect}'s database. */
-    public static LeaseSql of(SqlDialect dialect) {
-        return switch (dialect.database()) {
-            case POSTGRESQL -> new PostgresLeaseSql(dialect);
-            case H2 -> new H2LeaseSql(dialect);
-            case MARIADB, MYSQL -> new MariaDbLeaseSql(dialect);
-        };
     }
 
     /** The table, for messages. */
@@ -62,7 +55,7 @@ public abstract class LeaseSql {
     }
 
     /** The take's UPDATE, without the part that returns the generation. Parameters: holder, lease millis, name. */
-    final String takeUpdate(String generation) {
+    protected final String takeUpdate(String generation) {
         return "UPDATE " + table + " SET holder = ?, lease_until = " + dialect.nowPlusMillis() + ", generation = "
                 + generation + " WHERE name = ? AND lease_until <= " + dialect.now();
     }
@@ -126,7 +119,7 @@ public abstract class LeaseSql {
     }
 
     /** Runs an INSERT or UPDATE with a query timeout; returns its update count. */
-    static int update(Connection c, int timeoutSeconds, String sql, Object... params) throws SQLException {
+    protected static int update(Connection c, int timeoutSeconds, String sql, Object... params) throws SQLException {
         try (PreparedStatement statement = c.prepareStatement(sql)) {
             statement.setQueryTimeout(timeoutSeconds);
             bind(statement, params);
@@ -135,7 +128,7 @@ public abstract class LeaseSql {
     }
 
     /** Runs a query with a query timeout. */
-    static <T> List<T> query(Connection c, int timeoutSeconds, String sql, Jdbc.Row<T> row, Object... params)
+    protected static <T> List<T> query(Connection c, int timeoutSeconds, String sql, Jdbc.Row<T> row, Object... params)
             throws SQLException {
         try (PreparedStatement statement = c.prepareStatement(sql)) {
             statement.setQueryTimeout(timeoutSeconds);
@@ -161,7 +154,7 @@ public abstract class LeaseSql {
     }
 
     /** Exactly one generation from a take that changed {@code count} rows. */
-    static OptionalLong generation(List<Long> generations) {
+    protected static OptionalLong generation(List<Long> generations) {
         if (generations.size() > 1) {
             throw new IllegalStateException(
                     "a lease take changed " + generations.size() + " rows, expected 0 or 1: a bug");

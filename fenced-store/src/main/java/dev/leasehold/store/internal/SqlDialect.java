@@ -36,6 +36,9 @@ public abstract class SqlDialect {
 
     public abstract Database database();
 
+    /** The lease table's statements on this database ({@code dev.leasehold.store.lease.LeaseElection}). */
+    public abstract LeaseSql leases();
+
     /** The database's clock, read in SQL. Leases are computed and compared with it only, never the client's. */
     public abstract String now();
 

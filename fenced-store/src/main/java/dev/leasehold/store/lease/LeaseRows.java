@@ -3,9 +3,8 @@ package dev.leasehold.store.lease;
 import dev.leasehold.store.Database;
 import dev.leasehold.store.StoreConfig;
 import dev.leasehold.store.StoreException;
+import dev.leasehold.store.internal.Dialects;
 import dev.leasehold.store.internal.LeaseSql;
-import dev.leasehold.store.internal.SqlDialect;
-import dev.leasehold.store.internal.StoreContext;
 import dev.leasehold.store.internal.Tables;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -45,7 +44,8 @@ final class LeaseRows {
     }
 
     private LeaseSql speak(Database database) {
-        LeaseSql speaking = LeaseSql.of(SqlDialect.of(database, new Tables(config.tablePrefix())));
+        LeaseSql speaking =
+                Dialects.of(database, new Tables(config.tablePrefix())).leases();
         sql = speaking;
         return speaking;
     }
@@ -91,7 +91,7 @@ final class LeaseRows {
         LeaseSql speaking = sql;
         try (Connection c = dataSource.getConnection()) {
             if (speaking == null) {
-                speaking = speak(StoreContext.detect(c));
+                speaking = speak(Dialects.detect(c));
             }
             boolean autoCommit = c.getAutoCommit();
             try {

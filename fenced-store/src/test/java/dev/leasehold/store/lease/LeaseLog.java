@@ -1,7 +1,5 @@
-package dev.leasehold.store;
+package dev.leasehold.store.lease;
 
-import dev.leasehold.store.lease.LeaseListener;
-import dev.leasehold.store.lease.LeaseLoss;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

@@ -1,4 +1,4 @@
-package dev.leasehold.store;
+package dev.leasehold.store.lease;
 
 import javax.sql.DataSource;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;

@@ -1,5 +1,7 @@
-package dev.leasehold.store.internal;
+package dev.leasehold.store.internal.postgres;
 
+import dev.leasehold.store.internal.LeaseSql;
+import dev.leasehold.store.internal.SqlDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.OptionalLong;
@@ -8,9 +10,10 @@ import java.util.OptionalLong;
  * The lease's take on PostgreSQL: one UPDATE with {@code RETURNING generation} (one round trip). Immutable and
  * thread-safe.
  */
-final class PostgresLeaseSql extends LeaseSql {
+public final class PostgresLeaseSql extends LeaseSql {
 
-    PostgresLeaseSql(SqlDialect dialect) {
+    /** @param dialect this database's dialect */
+    public PostgresLeaseSql(SqlDialect dialect) {
         super(dialect);
     }
 

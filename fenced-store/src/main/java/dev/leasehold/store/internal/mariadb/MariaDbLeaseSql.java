@@ -1,5 +1,8 @@
-package dev.leasehold.store.internal;
+package dev.leasehold.store.internal.mariadb;
 
+import dev.leasehold.store.internal.Jdbc;
+import dev.leasehold.store.internal.LeaseSql;
+import dev.leasehold.store.internal.SqlDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -11,9 +14,10 @@ import java.util.OptionalLong;
  * back. The value belongs to this session alone, so no other statement can change what is read, and the take stays
  * one conditional statement (the SELECT runs only after it changed 1 row). Immutable and thread-safe.
  */
-final class MariaDbLeaseSql extends LeaseSql {
+public final class MariaDbLeaseSql extends LeaseSql {
 
-    MariaDbLeaseSql(SqlDialect dialect) {
+    /** @param dialect this database's dialect */
+    public MariaDbLeaseSql(SqlDialect dialect) {
         super(dialect);
     }
 

@@ -1,11 +1,10 @@
-package dev.leasehold.store;
+package dev.leasehold.store.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.leasehold.store.lease.LeaseElection;
-import dev.leasehold.store.lease.LeaseTiming;
+import dev.leasehold.store.FencedSchema;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

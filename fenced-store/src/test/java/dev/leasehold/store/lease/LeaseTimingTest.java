@@ -1,10 +1,8 @@
-package dev.leasehold.store;
+package dev.leasehold.store.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.leasehold.store.lease.LeaseElection;
-import dev.leasehold.store.lease.LeaseTiming;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

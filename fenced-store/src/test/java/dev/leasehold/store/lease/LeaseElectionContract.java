@@ -1,13 +1,14 @@
-package dev.leasehold.store;
+package dev.leasehold.store.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.leasehold.store.lease.LeaseElection;
-import dev.leasehold.store.lease.LeaseHolder;
-import dev.leasehold.store.lease.LeaseListener;
-import dev.leasehold.store.lease.LeaseLoss;
-import dev.leasehold.store.lease.LeaseTiming;
+import dev.leasehold.store.FenceGate;
+import dev.leasehold.store.FencedSchema;
+import dev.leasehold.store.StaleTokenException;
+import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.StoreException;
+import dev.leasehold.store.testing.TestThreads;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,5 +1,7 @@
-package dev.leasehold.store.internal;
+package dev.leasehold.store.internal.h2;
 
+import dev.leasehold.store.internal.LeaseSql;
+import dev.leasehold.store.internal.SqlDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.OptionalLong;
@@ -8,9 +10,10 @@ import java.util.OptionalLong;
  * The lease's take on H2: the UPDATE inside {@code SELECT generation FROM FINAL TABLE (...)}, H2's form of
  * RETURNING (one statement). Immutable and thread-safe.
  */
-final class H2LeaseSql extends LeaseSql {
+public final class H2LeaseSql extends LeaseSql {
 
-    H2LeaseSql(SqlDialect dialect) {
+    /** @param dialect this database's dialect */
+    public H2LeaseSql(SqlDialect dialect) {
         super(dialect);
     }
 

@@ -1,4 +1,4 @@
-package dev.leasehold.store;
+package dev.leasehold.store.lease;
 
 import dev.leasehold.testkit.PlainDataSource;
 import java.lang.reflect.InvocationTargetException;
