@@ -274,22 +274,23 @@ abstract class LeaseElectionContract {
     @Test
     void theTokensFenceAStaleLeaderAtTheGate() throws Exception {
         FenceGate gate = new FenceGate(dataSource());
+        String ledger = "ledger-" + name() + "-" + System.nanoTime(); // a database kept between runs (PgBouncer's)
         SwitchableDataSource toA = new SwitchableDataSource(dataSource());
         LeaseElection a = election(toA, "a", FAST);
         a.start();
         long stale = log.acquired("a").token();
-        gate.advance("ledger", stale);
+        gate.advance(ledger, stale);
         LeaseElection b = election(dataSource(), "b", FAST);
         b.start();
 
         toA.cutOff(); // a is cut off from the lease table; its late write reaches the resource all the same
         long fresh = log.acquired("b").token();
-        gate.advance("ledger", fresh);
+        gate.advance(ledger, fresh);
 
-        assertThatThrownBy(() -> gate.write("ledger", stale, tx -> {}))
+        assertThatThrownBy(() -> gate.write(ledger, stale, tx -> {}))
                 .isInstanceOf(StaleTokenException.class)
                 .hasMessageContaining(String.valueOf(fresh));
-        assertThat(gate.highestToken("ledger")).hasValue(fresh);
+        assertThat(gate.highestToken(ledger)).hasValue(fresh);
     }
 
     @Test
