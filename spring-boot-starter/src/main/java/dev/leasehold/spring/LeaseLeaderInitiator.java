@@ -105,8 +105,9 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
     }
 
     /**
-     * Adds a listener told of each grant and its end (the starter's meters, say), before the candidate is called;
-     * effective from the next {@link #start()} or yield on. A listener that throws is logged and changes nothing.
+     * Adds a listener told of each grant and its end (the starter's meters, say), on the election's event thread,
+     * before the candidate is called ({@code acquired} before {@code onGranted}, {@code lost} before
+     * {@code onRevoked}); effective from the next grant on. A listener that throws is logged and changes nothing.
      *
      * @param listener told of grants and losses
      * @throws IllegalArgumentException if {@code listener} is null
@@ -119,8 +120,8 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
     }
 
     /**
-     * Removes a listener added with {@link #addListener(LeaseListener)}, from the next {@link #start()} or yield on;
-     * does nothing if it was not added.
+     * Removes a listener added with {@link #addListener(LeaseListener)}, from the next grant on (it still hears the
+     * loss of a grant it was told of); does nothing if it was not added.
      *
      * @param listener the listener to remove
      */
@@ -140,8 +141,8 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
     }
 
     private LeaseElection join() {
+        // the listeners (the starter's meters) are told by Listener, before the candidate and its events
         LeaseElection next = new LeaseElection(dataSource, role, holder, timing, new Listener(), config);
-        listeners.forEach(next::addListener);
         next.start();
         return next;
     }
@@ -283,11 +284,21 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
     private final class Listener implements LeaseListener {
         /** The grant told to the candidate; the election's event thread only. */
         private Grant grant;
+        /** The listeners told of that grant, who alone hear its loss; the election's event thread only. */
+        private List<LeaseListener> told = List.of();
 
         @Override
         public void acquired(long token) {
             Grant g = new Grant(token);
             grant = g;
+            told = List.copyOf(listeners);
+            for (LeaseListener listener : told) {
+                try {
+                    listener.acquired(token);
+                } catch (RuntimeException e) {
+                    log.warn("[{}] token {}: a listener's acquired threw", holder, token, e);
+                }
+            }
             try {
                 candidate.onGranted(g);
             } catch (InterruptedException e) {
@@ -313,6 +324,14 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
             }
             g.leading = false;
             grant = null;
+            for (LeaseListener listener : told) {
+                try {
+                    listener.lost(token, cause);
+                } catch (RuntimeException e) {
+                    log.warn("[{}] token {}: a listener's lost threw", holder, token, e);
+                }
+            }
+            told = List.of();
             log.info("[{}] token {}: leadership of role '{}' ended ({})", holder, token, role, cause);
             try {
                 candidate.onRevoked(g);
