@@ -57,14 +57,17 @@ final class RealPauseScenario implements Scenario {
         return List.of(runWith(env, false), runWith(env, true));
     }
 
-    /** What the children said so far; one pump thread per child feeds it, the scenario waits on it. */
-    private static final class Children {
+    /**
+     * What the children said so far; one pump thread per child feeds it, the scenario waits on it. Also read by
+     * {@link DbLeaseScenario}, whose children speak the same lines.
+     */
+    static final class Children {
         private final Timeline timeline;
-        private final List<String> joined = new ArrayList<>();
-        private final List<String> leaders = new ArrayList<>();
-        private final Map<String, Long> tokens = new LinkedHashMap<>();
-        private final Map<String, Integer> writes = new LinkedHashMap<>();
-        private final Map<String, String> rejections = new LinkedHashMap<>();
+        final List<String> joined = new ArrayList<>();
+        final List<String> leaders = new ArrayList<>();
+        final Map<String, Long> tokens = new LinkedHashMap<>();
+        final Map<String, Integer> writes = new LinkedHashMap<>();
+        final Map<String, String> rejections = new LinkedHashMap<>();
 
         Children(Timeline timeline) {
             this.timeline = timeline;
@@ -96,7 +99,10 @@ final class RealPauseScenario implements Scenario {
                             "write with token " + parts[1] + " REJECTED: stale, the highest is " + parts[2],
                             Long.parseLong(parts[1]));
                 }
-                case "LOST" -> timeline.info(child, "leadership lost, token " + parts[1] + " withdrawn");
+                case "LOST" -> timeline.info(
+                        child,
+                        "leadership lost, token " + parts[1] + " withdrawn"
+                                + (parts.length > 2 ? " (" + parts[2] + ")" : ""));
                 default -> timeline.problem(child, text);
             }
             notifyAll();
@@ -211,7 +217,7 @@ final class RealPauseScenario implements Scenario {
                         .toArgs());
     }
 
-    private static void pipe(String child, Process process, Children children) {
+    static void pipe(String child, Process process, Children children) {
         Thread reader = new Thread(
                 () -> {
                     try (BufferedReader in = new BufferedReader(

@@ -16,7 +16,8 @@ final class Scenarios {
                 new MinuteSlotsScenario(),
                 new RealPauseScenario(),
                 new BillingExternalScenario(),
-                new PartitionedBillingScenario());
+                new PartitionedBillingScenario(),
+                new DbLeaseScenario());
     }
 
     static Optional<Scenario> byName(String name) {

@@ -40,6 +40,7 @@ class BenchTest {
                 "| handoff | FencedLeaderLatch (vs listener on an executor) |",
                 "| failover | LeaderLatch (session ",
                 "| failover | FencedLeaderLatch (session ",
+                "| failover | LeaseElection, leader's death to next leader's first fenced write (lease 3000 ms,",
                 "| herd | naive election, 10 participants |",
                 "| herd | FencedLeaderLatch, 10 participants |",
                 "| herd | naive election, 100 participants |",

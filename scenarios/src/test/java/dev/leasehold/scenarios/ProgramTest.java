@@ -38,7 +38,8 @@ class ProgramTest {
                 .contains("minute-slots")
                 .contains("real-pause")
                 .contains("billing-external")
-                .contains("partitioned-billing");
+                .contains("partitioned-billing")
+                .contains("db-lease");
     }
 
     @Test
@@ -48,7 +49,7 @@ class ProgramTest {
         assertThat(program.err().strip())
                 .as(program.all())
                 .isEqualTo("error: unknown scenario 'no-such-scenario'; known: duplicate-batch, stale-leader,"
-                        + " minute-slots, real-pause, billing-external, partitioned-billing (see --help)");
+                        + " minute-slots, real-pause, billing-external, partitioned-billing, db-lease (see --help)");
         assertThat(program.out()).isEmpty();
     }
 

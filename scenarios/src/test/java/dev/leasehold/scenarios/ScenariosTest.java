@@ -111,4 +111,23 @@ class ScenariosTest {
                 .contains("verdict: customer periods charged twice: 0")
                 .contains("verdict: stale writes in the ledger: 0");
     }
+
+    /**
+     * Without ZooKeeper: the advisory-lock election behind transaction pooling leads twice (a real PgBouncer when
+     * LEASEHOLD_TEST_PGBOUNCER_URL is set, else the in-process stand-in on embedded PostgreSQL); the lease election
+     * fences the kill -STOPped leader.
+     */
+    @Test
+    void dbLease() {
+        assumeTrue(RealPauseScenario.supported(), "db-lease needs kill -STOP/-CONT (Linux or macOS)");
+        Program program = run("db-lease");
+        assertThat(program.out())
+                .as(program.all())
+                .containsPattern("verdict: the pooler: (a real PgBouncer|PgBouncer's transaction pooling reproduced)")
+                .contains("verdict: two leaders at once: A and B both got pg_try_advisory_lock(42) = true")
+                .contains("kill -STOP: the whole process is frozen")
+                .containsPattern("verdict: A led with token (\\d+); B took over with token \\d+")
+                .containsPattern("verdict: stale leader A: write with token \\d+ rejected \\(highest \\d+\\)")
+                .contains("verdict: stale writes in the ledger: 0");
+    }
 }

@@ -128,11 +128,13 @@ public class LeaseholdAutoConfiguration {
     }
 
     /**
-     * Registers a {@link FencedLeaderInitiator} bean for each {@link Candidate} bean.
+     * Registers a {@link FencedLeaderInitiator} bean for each {@link Candidate} bean, unless
+     * {@code leasehold.election.backend=jdbc} (then {@link LeaseholdLeaseAutoConfiguration} elects on the database).
      *
      * @return the registrar (static: it runs before the other beans exist)
      */
     @Bean
+    @ConditionalOnProperty(name = "leasehold.election.backend", havingValue = "zookeeper", matchIfMissing = true)
     public static InitiatorRegistrar leaseholdInitiatorRegistrar() {
         return new InitiatorRegistrar();
     }

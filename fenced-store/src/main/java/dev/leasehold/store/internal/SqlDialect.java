@@ -36,6 +36,9 @@ public abstract class SqlDialect {
 
     public abstract Database database();
 
+    /** The lease table's statements on this database ({@code dev.leasehold.store.lease.LeaseElection}). */
+    public abstract LeaseSql leases();
+
     /** The database's clock, read in SQL. Leases are computed and compared with it only, never the client's. */
     public abstract String now();
 
@@ -255,7 +258,8 @@ public abstract class SqlDialect {
                 new Migration(1, "fence marks, rebase audit, batches, slot runs", v1()),
                 new Migration(2, "batch attempts and failures; index-friendly claims; retention indexes", v2()),
                 new Migration(3, "the fenced outbox", v3()),
-                new Migration(4, "the fence's history: every token that became a resource's mark", v4()));
+                new Migration(4, "the fence's history: every token that became a resource's mark", v4()),
+                new Migration(6, "leases for leader election on the database, with a generation as token", v6()));
     }
 
     private static final String TS = "TIMESTAMP WITH TIME ZONE";
@@ -382,6 +386,18 @@ public abstract class SqlDialect {
                         + " WHERE kind = 'rebased') ORDER BY id");
     }
 
+    /**
+     * The lease table ({@code dev.leasehold.store.lease.LeaseElection}, {@link LeaseSql}): one row per name, created by
+     * the first take. Version 6 (version 5 belongs to another change).
+     */
+    private List<String> v6() {
+        return List.of("CREATE TABLE IF NOT EXISTS " + tables.leases() + " ("
+                + " name VARCHAR(200) NOT NULL PRIMARY KEY,"
+                + " holder VARCHAR(200) NOT NULL,"
+                + " lease_until " + ts() + " NOT NULL,"
+                + " generation BIGINT NOT NULL)" + tableOptions());
+    }
+
     /** Every table of the current version and the columns the store reads and writes in it (for verify). */
     public final java.util.Map<String, String> columnsInUse() {
         return java.util.Map.of(
@@ -392,6 +408,7 @@ public abstract class SqlDialect {
                         "id, seq, payload, status, owner, lease_until, fence, result, enqueued_at,"
                                 + " finished_at, attempts, error",
                 tables.slotRuns(), "job, slot, runner, status, lease_until, fence, result, claimed_at, completed_at",
+                tables.leases(), "name, holder, lease_until, generation",
                 tables.outbox(),
                         "idem_key, seq, destination, payload, in_order, resource, token, status, attempts,"
                                 + " owner, lease_until, fence, next_attempt_at, last_error, recorded_at, delivered_at");

@@ -28,6 +28,11 @@ public record Tables(String prefix) {
         return prefix + "outbox";
     }
 
+    /** One row per named lease ({@code dev.leasehold.store.lease.LeaseElection}): holder, expiry, generation. */
+    public String leases() {
+        return prefix + "leases";
+    }
+
     /** One row per applied migration: the schema's version is the highest. */
     public String schemaVersion() {
         return prefix + "schema_version";

@@ -58,7 +58,10 @@ public final class Bench {
                         name, quick ? " (quick)" : "", (System.nanoTime() - started) / 1e9);
                 switch (name) {
                     case "handoff" -> rows.addAll(election.handoff());
-                    case "failover" -> rows.addAll(election.failover());
+                    case "failover" -> {
+                        rows.addAll(election.failover());
+                        rows.addAll(new LeaseFailoverBench(env, quick).run());
+                    }
                     case "herd" -> rows.addAll(election.herd());
                     case "partitions" -> rows.addAll(new PartitionsBench(quick).run());
                     default -> {

@@ -5,6 +5,7 @@ import dev.leasehold.store.StoreException;
 import dev.leasehold.store.internal.BatchKey;
 import dev.leasehold.store.internal.BatchRow;
 import dev.leasehold.store.internal.Jdbc;
+import dev.leasehold.store.internal.LeaseSql;
 import dev.leasehold.store.internal.SlotRow;
 import dev.leasehold.store.internal.SqlDialect;
 import dev.leasehold.store.internal.Tables;
@@ -86,6 +87,11 @@ public final class MariaDbDialect extends SqlDialect {
     @Override
     public Database database() {
         return database;
+    }
+
+    @Override
+    public LeaseSql leases() {
+        return new MariaDbLeaseSql(this);
     }
 
     @Override

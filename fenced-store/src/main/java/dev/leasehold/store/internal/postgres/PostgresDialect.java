@@ -4,6 +4,7 @@ import dev.leasehold.store.Database;
 import dev.leasehold.store.internal.BatchKey;
 import dev.leasehold.store.internal.BatchRow;
 import dev.leasehold.store.internal.Jdbc;
+import dev.leasehold.store.internal.LeaseSql;
 import dev.leasehold.store.internal.SlotRow;
 import dev.leasehold.store.internal.SqlDialect;
 import dev.leasehold.store.internal.Tables;
@@ -36,6 +37,11 @@ public final class PostgresDialect extends SqlDialect {
     @Override
     public Database database() {
         return Database.POSTGRESQL;
+    }
+
+    @Override
+    public LeaseSql leases() {
+        return new PostgresLeaseSql(this);
     }
 
     @Override

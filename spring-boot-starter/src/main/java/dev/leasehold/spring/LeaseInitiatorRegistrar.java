@@ -1,0 +1,91 @@
+package dev.leasehold.spring;
+
+import dev.leasehold.store.StoreConfig;
+import javax.sql.DataSource;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
+import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.core.env.Environment;
+import org.springframework.integration.leader.Candidate;
+
+/**
+ * With {@code leasehold.election.backend=jdbc}: registers one {@link LeaseLeaderInitiator} bean, named
+ * {@code <candidate bean>.leaseLeaderInitiator}, for each {@link Candidate} bean, on the context's {@link DataSource}
+ * and the store's {@link StoreConfig}. Each initiator depends on its candidate and on the store's schema, so the lease
+ * table exists before it starts, and it is destroyed before them.
+ *
+ * <p>Thread-safety: used once, by the application context's refresh thread.
+ */
+public final class LeaseInitiatorRegistrar implements BeanDefinitionRegistryPostProcessor, EnvironmentAware {
+
+    /** The suffix of each initiator's bean name. */
+    public static final String SUFFIX = ".leaseLeaderInitiator";
+
+    private Environment environment;
+
+    /** Created by {@link LeaseholdLeaseAutoConfiguration}. */
+    public LeaseInitiatorRegistrar() {}
+
+    @Override
+    public void setEnvironment(Environment environment) {
+        this.environment = environment;
+    }
+
+    @Override
+    public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
+        if (!(registry instanceof ConfigurableListableBeanFactory beans)) {
+            return;
+        }
+        for (String candidateName : beans.getBeanNamesForType(Candidate.class, true, false)) {
+            String name = candidateName + SUFFIX;
+            if (registry.containsBeanDefinition(name)) {
+                continue;
+            }
+            RootBeanDefinition definition = new RootBeanDefinition(LeaseLeaderInitiator.class);
+            definition.setInstanceSupplier(() -> create(beans, candidateName));
+            definition.setDependsOn(candidateName);
+            definition.setDestroyMethodName("stop");
+            registry.registerBeanDefinition(name, definition);
+        }
+    }
+
+    @Override
+    public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) throws BeansException {
+        // all the work is done on the registry
+    }
+
+    private LeaseLeaderInitiator create(ConfigurableListableBeanFactory beans, String candidateName) {
+        Candidate candidate = beans.getBean(candidateName, Candidate.class);
+        LeaseholdLeaseProperties properties =
+                Binder.get(environment).bindOrCreate("leasehold.election", LeaseholdLeaseProperties.class);
+        DataSource dataSource;
+        try {
+            dataSource = beans.getBean(DataSource.class);
+        } catch (NoSuchBeanDefinitionException e) {
+            throw new LeaseholdConfigurationException(
+                    "The Candidate bean '" + candidateName + "' (role '" + candidate.getRole() + "') is to be elected"
+                            + " on the database (leasehold.election.backend=jdbc), but there is no single DataSource"
+                            + " bean.",
+                    "Define one DataSource (or spring.datasource.*), or set leasehold.election.backend=zookeeper.",
+                    e);
+        }
+        beans.getBeanProvider(LeaseholdStoreAutoConfiguration.StoreSchema.class).getIfAvailable(); // the table first
+        StoreConfig config = beans.getBeanProvider(StoreConfig.class).getIfAvailable(StoreConfig::defaults);
+        try {
+            return new LeaseLeaderInitiator(
+                    dataSource, candidate, properties.lease().toTiming(), config);
+        } catch (IllegalArgumentException e) {
+            throw new LeaseholdConfigurationException(
+                    "The Candidate bean '" + candidateName + "' cannot take part in a lease election: "
+                            + e.getMessage(),
+                    "Give the Candidate a non-blank role (the lease's name) and a unique, non-blank id, each at most"
+                            + " 200 characters without blanks at either end.",
+                    e);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package dev.leasehold.spring;
+
+import dev.leasehold.micrometer.LeaseMeters;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The election meters of this application's {@link LeaseLeaderInitiator}s ({@code leasehold.election.backend=jdbc}):
+ * one {@link LeaseMeters} per initiator, tagged {@code election} (the role, the lease's name) and {@code participant}
+ * (the candidate's id), the same meters as {@link LeaseholdElectionMeters} gives the ZooKeeper initiators. Created
+ * before the initiators start; closed with the context, which removes the meters from the registry.
+ *
+ * <p>Thread-safety: thread-safe; the map is filled in the constructor and only read afterwards.
+ */
+public final class LeaseholdLeaseMeters implements AutoCloseable {
+
+    private final Map<LeaseLeaderInitiator, LeaseMeters> meters = new IdentityHashMap<>();
+
+    /**
+     * Registers the meters of each initiator and adds them as its listener.
+     *
+     * @param registry   where the meters are registered
+     * @param initiators the initiators to meter; not started yet, so that they hear every grant
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public LeaseholdLeaseMeters(MeterRegistry registry, List<LeaseLeaderInitiator> initiators) {
+        if (registry == null || initiators == null) {
+            throw new IllegalArgumentException("registry and initiators must not be null");
+        }
+        for (LeaseLeaderInitiator initiator : initiators) {
+            LeaseMeters bound = new LeaseMeters(registry, initiator.role(), initiator.holder());
+            initiator.addListener(bound);
+            meters.put(initiator, bound);
+        }
+    }
+
+    /**
+     * The meters of one initiator.
+     *
+     * @param initiator an initiator of this application
+     * @return its meters; empty if it was not metered
+     */
+    public Optional<LeaseMeters> of(LeaseLeaderInitiator initiator) {
+        return Optional.ofNullable(meters.get(initiator));
+    }
+
+    /** Removes the meters from the initiators and from the registry. Idempotent. */
+    @Override
+    public void close() {
+        meters.forEach((initiator, bound) -> {
+            initiator.removeListener(bound);
+            bound.remove();
+        });
+    }
+}
