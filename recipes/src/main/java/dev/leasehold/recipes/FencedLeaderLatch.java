@@ -92,7 +92,11 @@ public final class FencedLeaderLatch implements Closeable {
     private final String latchPath;
     private final String participantId;
     private final Duration closeWait;
-    private final LeaderLatch latch;
+    /** Curator's latch; replaced by a new one (a new node, at the back of the queue) when the leader stalls. */
+    private volatile LeaderLatch latch;
+    /** The progress deadline (off unless set); see {@link #setProgressDeadline(Duration)}. */
+    private final ProgressWatch progress = new ProgressWatch(this::onStalled);
+
     private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.LATENT);
     private final AtomicReference<Grant> grant = new AtomicReference<>(Grant.none(0));
     /** Stats of our own nodes, by Curator's (namespace-relative, protected) path; only Curator's current node kept. */
@@ -134,7 +138,14 @@ public final class FencedLeaderLatch implements Closeable {
         this.latchPath = ElectionNodes.requireElectionPath(latchPath, "latchPath");
         this.participantId = ElectionNodes.requireText(participantId, "participantId");
         this.closeWait = ElectionNodes.requireCloseWait(closeWait);
-        this.latch = new LeaderLatch(
+        this.events = new RecipeThread("leasehold-latch-" + participantId);
+        this.listeners = new LatchListeners(participantId);
+        this.latch = newCuratorLatch();
+    }
+
+    /** Curator's latch on our path, seen through the tap, reporting to this recipe. */
+    private LeaderLatch newCuratorLatch() {
+        LeaderLatch created = new LeaderLatch(
                 CuratorTap.tap(client, new CuratorTap.Observer() {
                     @Override
                     public void answered(CuratorEvent event) {
@@ -148,9 +159,7 @@ public final class FencedLeaderLatch implements Closeable {
                 }),
                 latchPath,
                 participantId);
-        this.events = new RecipeThread("leasehold-latch-" + participantId);
-        this.listeners = new LatchListeners(participantId);
-        this.latch.addListener(
+        created.addListener(
                 new LeaderLatchListener() {
                     @Override
                     public void isLeader() {
@@ -159,12 +168,67 @@ public final class FencedLeaderLatch implements Closeable {
 
                     @Override
                     public void notLeader() {
-                        withdraw(
-                                ElectionNodes.isConnected(client) ? LossCause.NODE_GONE : LossCause.SUSPENDED,
-                                "Curator reported leadership lost");
+                        if (created == latch) { // a latch replaced after a stall speaks no more
+                            withdraw(
+                                    ElectionNodes.isConnected(client) ? LossCause.NODE_GONE : LossCause.SUSPENDED,
+                                    "Curator reported leadership lost");
+                        }
                     }
                 },
                 Runnable::run); // both only hand work to our thread or swap a reference: fine on Curator's thread
+        return created;
+    }
+
+    /**
+     * Sets a progress deadline: while this instance leads, its work must call {@link #progress()} at least once per
+     * {@code deadline}; if it does not, the latch gives leadership up as if lost. The token is withdrawn, listeners
+     * hear {@code leadershipLost(token, }{@link LossCause#STALLED}{@code )}, and the latch leaves the election and
+     * joins again with a new node at the back of the queue, so that another participant (if any) leads. Off by
+     * default: a leader that holds its session keeps leadership however long its work hangs.
+     *
+     * <p>Choose a deadline well above the longest gap between two {@code progress()} calls of healthy work (a slow
+     * batch, a GC pause): a deadline that is too short makes leadership flap. The clock starts at each grant.
+     *
+     * @param deadline more than 0 and at most one day
+     * @throws IllegalArgumentException if {@code deadline} is null, zero, negative or longer than one day
+     * @throws IllegalStateException    if the latch was already started
+     */
+    public void setProgressDeadline(Duration deadline) {
+        Duration valid = ProgressWatch.requireDeadline(deadline);
+        if (lifecycle.get() != Lifecycle.LATENT) {
+            throw new IllegalStateException("[" + participantId + "] setProgressDeadline() must be called before"
+                    + " start(); this latch is " + lifecycle.get());
+        }
+        progress.deadline(valid);
+    }
+
+    /**
+     * The progress deadline, if one was set.
+     *
+     * @return the deadline, empty when off
+     */
+    public Optional<Duration> progressDeadline() {
+        return progress.deadline();
+    }
+
+    /**
+     * Tells the latch that the leader's work advanced. Cheap (one volatile write: no lock, no I/O): call it from the
+     * work loop as often as you like, e.g. once per item or per tick. Called while this instance does not lead, it
+     * is ignored (each grant starts its own clock). Without a progress deadline it only feeds {@link
+     * #sinceProgress()}.
+     */
+    public void progress() {
+        progress.progress();
+    }
+
+    /**
+     * How long the leader's work has gone without calling {@link #progress()} (counted from the grant if it never
+     * did), while this instance leads.
+     *
+     * @return the time since the last progress, empty while not leading
+     */
+    public Optional<Duration> sinceProgress() {
+        return progress.sinceProgress();
     }
 
     /**
@@ -449,6 +513,7 @@ public final class FencedLeaderLatch implements Closeable {
             log.debug("[{}] leadership changed while granting token {}; not granted", participantId, token.value());
             return;
         }
+        progress.leading(token);
         signalWaiters();
         log.info(
                 "[{}] leading with token {} (0x{}) on {}",
@@ -503,6 +568,9 @@ public final class FencedLeaderLatch implements Closeable {
         do {
             current = grant.get();
         } while (!grant.compareAndSet(current, Grant.none(current.generation() + 1)));
+        if (current.token() != null) {
+            progress.notLeading();
+        }
         signalWaiters();
         if (current.token() == null) {
             return false;
@@ -510,6 +578,46 @@ public final class FencedLeaderLatch implements Closeable {
         log.info("[{}] token {} withdrawn: {}", participantId, current.token().value(), why);
         listeners.lost(current.token(), current.told(), cause);
         return true;
+    }
+
+    /** On the watch's timer thread; never blocks. The grant of {@code token} made no progress: give it up. */
+    private void onStalled(FencingToken token, Duration idle) {
+        if (grant.get().token() != token) {
+            return; // that grant already ended
+        }
+        withdraw(
+                LossCause.STALLED,
+                "no progress() for " + idle.toMillis() + " ms (deadline "
+                        + progress.deadline().map(Duration::toMillis).orElse(0L) + " ms)");
+        events.execute(this::rejoin);
+    }
+
+    /**
+     * On the recipe's own thread, after a stall: leaves the election (Curator's latch closed, its node deleted) and
+     * joins again with a new latch, whose node comes after every participant already waiting.
+     */
+    private void rejoin() {
+        LeaderLatch stalled;
+        LeaderLatch next = newCuratorLatch();
+        synchronized (curatorLifecycle) {
+            if (released || !curatorStarted || lifecycle.get() != Lifecycle.STARTED) {
+                return;
+            }
+            stalled = latch;
+            latch = next;
+            stats.clear();
+            try {
+                next.start();
+            } catch (Exception e) {
+                log.error("[{}] could not rejoin the election on {} after a stall", participantId, latchPath, e);
+            }
+        }
+        try {
+            stalled.close();
+        } catch (IOException | RuntimeException e) {
+            log.warn("[{}] closing the stalled Curator latch failed; its node goes with the session", participantId, e);
+        }
+        log.info("[{}] rejoined the election on {} at the back of the queue after a stall", participantId, latchPath);
     }
 
     // ---- threads ---------------------------------------------------------------------------------------------

@@ -17,5 +17,10 @@ public enum LossCause {
     /** The leadership was interrupted on request ({@code interruptLeadership()}) or the leader's work ended. */
     INTERRUPTED,
     /** The recipe was closed. */
-    CLOSED
+    CLOSED,
+    /**
+     * The leader's work made no {@code progress()} call within the recipe's progress deadline: the recipe gave
+     * leadership up while its session and node were still alive, so that another participant leads.
+     */
+    STALLED
 }
