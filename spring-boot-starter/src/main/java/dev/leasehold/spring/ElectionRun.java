@@ -138,6 +138,9 @@ final class ElectionRun implements FencedLeaderSelectorListener {
         if (current.yielded) {
             return LossCause.INTERRUPTED;
         }
+        if (selector.lastWithdrawal().filter(LossCause.STALLED::equals).isPresent()) {
+            return LossCause.STALLED;
+        }
         return client.getConnectionStateErrorPolicy().isErrorState(ConnectionState.SUSPENDED)
                 ? LossCause.SUSPENDED
                 : LossCause.LOST;
@@ -285,6 +288,13 @@ final class ElectionRun implements FencedLeaderSelectorListener {
         @Override
         public void yield() {
             owner.yieldGrant(this);
+        }
+
+        @Override
+        public void progress() {
+            if (!ended) {
+                owner.selector.progress();
+            }
         }
 
         @Override
