@@ -15,7 +15,8 @@ final class Scenarios {
                 new StaleLeaderScenario(),
                 new MinuteSlotsScenario(),
                 new RealPauseScenario(),
-                new BillingExternalScenario());
+                new BillingExternalScenario(),
+                new StuckLeaderScenario());
     }
 
     static Optional<Scenario> byName(String name) {

@@ -37,7 +37,8 @@ class ProgramTest {
                 .contains("stale-leader")
                 .contains("minute-slots")
                 .contains("real-pause")
-                .contains("billing-external");
+                .contains("billing-external")
+                .contains("stuck-leader");
     }
 
     @Test
@@ -47,7 +48,7 @@ class ProgramTest {
         assertThat(program.err().strip())
                 .as(program.all())
                 .isEqualTo("error: unknown scenario 'no-such-scenario'; known: duplicate-batch, stale-leader,"
-                        + " minute-slots, real-pause, billing-external (see --help)");
+                        + " minute-slots, real-pause, billing-external, stuck-leader (see --help)");
         assertThat(program.out()).isEmpty();
     }
 
