@@ -148,6 +148,7 @@ public final class ElectionMeters implements FencedLeaderListener {
                         .orElse(0.0))
                 .tags(tags)
                 .description("time since the leader's work last called progress(), while this participant leads")
+                .strongReference(true) // the supplier lives only here: a weak reference would read NaN after a GC
                 .register(registry));
     }
 

@@ -514,6 +514,9 @@ public final class FencedLeaderLatch implements Closeable {
             return;
         }
         progress.leading(token);
+        if (grant.get() != next) {
+            progress.notLeading(); // withdrawn between the swap and leading(): disarm what leading() armed
+        }
         signalWaiters();
         log.info(
                 "[{}] leading with token {} (0x{}) on {}",

@@ -489,6 +489,9 @@ public final class FencedLeaderSelector implements Closeable {
                     return;
                 }
                 progress.leading(token);
+                if (grant.get().token() != token) {
+                    progress.notLeading(); // withdrawn between the swap and leading(): disarm it
+                }
                 log.info(
                         "[{}] leading with token {} (0x{}) on {}",
                         participantId,
