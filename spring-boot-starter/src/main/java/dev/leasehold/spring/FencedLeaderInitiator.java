@@ -188,6 +188,17 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
     }
 
     /**
+     * How long the leader's work has gone without calling {@link FencedContext#progress()}, while this initiator
+     * leads (counted from the grant if it never did).
+     *
+     * @return the time since the last progress, empty while not leading
+     */
+    public Optional<Duration> sinceProgress() {
+        FencedLeaderSelector selector = lastSelector;
+        return selector == null ? Optional.empty() : selector.sinceProgress();
+    }
+
+    /**
      * Joins the election with a new {@link FencedLeaderSelector}. Does nothing if already running.
      *
      * @throws IllegalStateException if the client is not started, or another participant with this id is started

@@ -98,6 +98,7 @@ class ProgressDeadlineStarterTest {
         try {
             FencedContext first = Stuck.next(a.granted);
             first.progress(); // once: the deadline counts from here, and nothing comes after
+            assertThat(initiatorA.sinceProgress()).isPresent();
             initiatorB.start();
             assertThat(Stuck.next(a.revoked)).isSameAs(first);
             assertThat(Stuck.next(a.causes)).isEqualTo(LossCause.STALLED);
@@ -106,6 +107,7 @@ class ProgressDeadlineStarterTest {
             assertThat(first.isLeader()).isFalse();
             first.progress(); // an ended grant's progress() is ignored
             assertThat(second.isLeader()).isTrue();
+            assertThat(initiatorA.sinceProgress()).isEmpty();
         } finally {
             initiatorB.stop();
             initiatorA.stop();
