@@ -16,7 +16,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.CuratorEventType;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
-import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.KeeperException;
@@ -49,6 +48,11 @@ import org.slf4j.LoggerFactory;
  * once, on the thread that delivers the state change ({@link #currentToken()} becomes empty, {@link
  * #hasLeadership()} false), then listeners are told {@code leadershipLost} with a {@link LossCause}. If the session
  * survives, Curator re-grants on RECONNECTED and the same node yields the same token value.
+ *
+ * <p>Curator 5.4.0 to 5.9.0 are supported (older ones are refused at {@link #start()}). A Curator latch that an
+ * older Curator leaves stuck after an outage (CURATOR-696, CURATOR-724: leading with a node of an expired session, or
+ * left without a node) is noticed and replaced by a fresh one with the same path and id, whose grants pass the same
+ * checks ({@link ReplaceableLatch}); see {@code docs/curator-compatibility.md}.
  *
  * <p>IMPORTANT: {@code hasLeadership()} is a belief, not a guarantee. A paused process (GC, frozen VM) keeps
  * believing it leads until it runs again and sees the state change; another participant may lead meanwhile. Only
@@ -92,8 +96,8 @@ public final class FencedLeaderLatch implements Closeable {
     private final String latchPath;
     private final String participantId;
     private final Duration closeWait;
-    /** Curator's latch; replaced by a new one (a new node, at the back of the queue) when the leader stalls. */
-    private volatile LeaderLatch latch;
+    /** Curator's latch, replaced by a fresh one if an older Curator leaves it stuck (see {@link ReplaceableLatch}). */
+    private final ReplaceableLatch latch;
     /** The progress deadline (off unless set); see {@link #setProgressDeadline(Duration)}. */
     private final ProgressWatch progress = new ProgressWatch(this::onStalled);
 
@@ -140,27 +144,24 @@ public final class FencedLeaderLatch implements Closeable {
         this.closeWait = ElectionNodes.requireCloseWait(closeWait);
         this.events = new RecipeThread("leasehold-latch-" + participantId);
         this.listeners = new LatchListeners(participantId);
-        this.latch = newCuratorLatch();
-    }
+        CuratorFramework tapped = CuratorTap.tap(client, new CuratorTap.Observer() {
+            @Override
+            public void answered(CuratorEvent event) {
+                onCuratorAnswer(event);
+            }
 
-    /** Curator's latch on our path, seen through the tap, reporting to this recipe. */
-    private LeaderLatch newCuratorLatch() {
-        LeaderLatch created = new LeaderLatch(
-                CuratorTap.tap(client, new CuratorTap.Observer() {
-                    @Override
-                    public void answered(CuratorEvent event) {
-                        onCuratorAnswer(event);
-                    }
-
-                    @Override
-                    public void created(String path, Stat stat) {
-                        // the latch creates its node in the background: its answer comes to answered()
-                    }
-                }),
+            @Override
+            public void created(String path, Stat stat) {
+                // the latch creates its node in the background: its answer comes to answered()
+            }
+        });
+        // Its callbacks only hand work to our thread or swap a reference: fine on Curator's thread.
+        this.latch = new ReplaceableLatch(
+                client,
+                tapped,
                 latchPath,
-                participantId);
-        created.addListener(
-                new LeaderLatchListener() {
+                participantId,
+                new ReplaceableLatch.Owner() {
                     @Override
                     public void isLeader() {
                         reconcile();
@@ -168,15 +169,18 @@ public final class FencedLeaderLatch implements Closeable {
 
                     @Override
                     public void notLeader() {
-                        if (created == latch) { // a latch replaced after a stall speaks no more
-                            withdraw(
-                                    ElectionNodes.isConnected(client) ? LossCause.NODE_GONE : LossCause.SUSPENDED,
-                                    "Curator reported leadership lost");
-                        }
+                        withdraw(
+                                ElectionNodes.isConnected(client) ? LossCause.NODE_GONE : LossCause.SUSPENDED,
+                                "Curator reported leadership lost");
+                    }
+
+                    @Override
+                    public void replaced(String why) {
+                        withdraw(LossCause.NODE_GONE, "Curator's latch was replaced: " + why);
+                        reconcile();
                     }
                 },
-                Runnable::run); // both only hand work to our thread or swap a reference: fine on Curator's thread
-        return created;
+                events::execute);
     }
 
     /**
@@ -234,9 +238,15 @@ public final class FencedLeaderLatch implements Closeable {
     /**
      * Joins the election. A {@link #close()} racing this call wins: the latch then never creates a node.
      *
-     * @throws IllegalStateException if the client is not started, or this latch was started or closed before
+     * <p>First checks the Curator on the class path: one older than 5.4.0 is refused (the message names the version
+     * found, the minimum and why); one newer than the newest tested (5.9.0), or whose version cannot be read (no
+     * Curator manifest, as in some shaded jars), runs with one WARN per JVM. See {@code docs/curator-compatibility.md}.
+     *
+     * @throws IllegalStateException if the Curator on the class path is older than 5.4.0, the client is not started,
+     *                               or this latch was started or closed before
      */
     public void start() {
+        CuratorVersion.requireSupported("FencedLeaderLatch '" + participantId + "' on " + latchPath);
         ElectionNodes.requireStarted(client);
         if (!lifecycle.compareAndSet(Lifecycle.LATENT, Lifecycle.STARTED)) {
             throw new IllegalStateException("FencedLeaderLatch '" + participantId + "' on " + latchPath + " is "
@@ -439,6 +449,10 @@ public final class FencedLeaderLatch implements Closeable {
             }
             stats.keySet().removeIf(p -> !p.equals(ours));
         }
+        if (event.getType() == CuratorEventType.CHILDREN
+                && event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+            latch.suspect("Curator's listing of " + latchPath + " found no such path"); // CURATOR-724
+        }
         // Only when Curator leads with a node whose token we do not hold (its report may not come: see the class
         // comment); waking our thread for every answer would compete with Curator's own work for the CPU.
         if (latch.hasLeadership()
@@ -489,6 +503,7 @@ public final class FencedLeaderLatch implements Closeable {
         if (stat == null) {
             stat = readStat(path); // not seen (Curator recovered a protected create, say): one round trip
             if (stat == null) {
+                latch.suspect("Curator leads with " + path + ", which could not be read");
                 return;
             }
         }
@@ -502,6 +517,7 @@ public final class FencedLeaderLatch implements Closeable {
                     path,
                     Long.toHexString(stat.owner()),
                     Long.toHexString(session));
+            latch.suspect("Curator leads with " + path + ", a node of another session"); // CURATOR-696
             return;
         }
         FencingToken token = new FencingToken(stat.czxid(), ElectionNodes.fullPath(client, path), participantId);
@@ -555,6 +571,7 @@ public final class FencedLeaderLatch implements Closeable {
             withdraw(LossCause.SUSPENDED, "connection SUSPENDED");
         } else if (state == ConnectionState.RECONNECTED) {
             reconcile(); // a check that failed while disconnected is retried
+            latch.suspect("reconnected"); // an older Curator's latch can be stuck after a reconnect
         }
     }
 
@@ -592,35 +609,8 @@ public final class FencedLeaderLatch implements Closeable {
                 LossCause.STALLED,
                 "no progress() for " + idle.toMillis() + " ms (deadline "
                         + progress.deadline().map(Duration::toMillis).orElse(0L) + " ms)");
-        events.execute(this::rejoin);
-    }
-
-    /**
-     * On the recipe's own thread, after a stall: leaves the election (Curator's latch closed, its node deleted) and
-     * joins again with a new latch, whose node comes after every participant already waiting.
-     */
-    private void rejoin() {
-        LeaderLatch stalled;
-        LeaderLatch next = newCuratorLatch();
-        synchronized (curatorLifecycle) {
-            if (released || !curatorStarted || lifecycle.get() != Lifecycle.STARTED) {
-                return;
-            }
-            stalled = latch;
-            latch = next;
-            stats.clear();
-            try {
-                next.start();
-            } catch (Exception e) {
-                log.error("[{}] could not rejoin the election on {} after a stall", participantId, latchPath, e);
-            }
-        }
-        try {
-            stalled.close();
-        } catch (IOException | RuntimeException e) {
-            log.warn("[{}] closing the stalled Curator latch failed; its node goes with the session", participantId, e);
-        }
-        log.info("[{}] rejoined the election on {} at the back of the queue after a stall", participantId, latchPath);
+        // on the recipe's thread: Curator's latch is closed (its node deleted) and a new one joins at the back
+        events.execute(() -> latch.rejoin("the leader made no progress within its deadline"));
     }
 
     // ---- threads ---------------------------------------------------------------------------------------------

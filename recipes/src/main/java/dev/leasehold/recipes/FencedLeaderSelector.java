@@ -223,10 +223,16 @@ public final class FencedLeaderSelector implements Closeable {
     /**
      * Joins the election. A {@link #close()} racing this call wins: the selector then never creates a node.
      *
-     * @throws IllegalStateException if the client is not started, this selector was started or closed before, or
-     *                               another started selector on this client and path has the same participant id
+     * <p>First checks the Curator on the class path: one older than 5.4.0 is refused (the message names the version
+     * found, the minimum and why); one newer than the newest tested (5.9.0), or whose version cannot be read (no
+     * Curator manifest, as in some shaded jars), runs with one WARN per JVM. See {@code docs/curator-compatibility.md}.
+     *
+     * @throws IllegalStateException if the Curator on the class path is older than 5.4.0, the client is not started,
+     *                               this selector was started or closed before, or another started selector on this
+     *                               client and path has the same participant id
      */
     public void start() {
+        CuratorVersion.requireSupported("FencedLeaderSelector '" + participantId + "' on " + leaderPath);
         ElectionNodes.requireStarted(client);
         if (!lifecycle.compareAndSet(Lifecycle.LATENT, Lifecycle.STARTED)) {
             throw new IllegalStateException("FencedLeaderSelector '" + participantId + "' on " + leaderPath + " is "

@@ -254,15 +254,22 @@ class FencedLeaderLatchTest extends ZkTestCase {
         CuratorFramework client = closeLater(Zk.client(server.getConnectString()));
         long highestBefore = 0;
         long highestSequenceBefore = -1;
+        // All three join before any leaves: the container is never empty (and so never reaped) during round 1.
+        List<FencedLeaderLatch> round1 = new ArrayList<>();
+        List<GrantRecorder> recorders = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             GrantRecorder rec = new GrantRecorder();
-            FencedLeaderLatch latch = latch(client, "round1-" + i, rec);
-            FencingToken token = rec.nextAcquired();
+            recorders.add(rec);
+            round1.add(latch(client, "round1-" + i, rec));
+            Zk.awaitChildren(observer, PATH, i + 1);
+        }
+        for (int i = 0; i < 3; i++) {
+            FencingToken token = recorders.get(i).nextAcquired();
             highestBefore = Math.max(highestBefore, token.value());
             highestSequenceBefore = Math.max(
                     highestSequenceBefore,
                     ElectionNodes.sequenceOf(ZKPaths.getNodeFromPath(token.path()), ElectionNodes.LATCH_MARKER));
-            latch.close();
+            round1.get(i).close();
             Zk.awaitDeleted(observer, token.path());
         }
         Zk.awaitDeleted(observer, PATH); // the empty container, reaped by the server

@@ -86,7 +86,7 @@ class LatchGrantRaceTest extends ZkTestCase {
     static LeaderLatch curatorLatchOf(FencedLeaderLatch recipe) throws ReflectiveOperationException {
         Field field = FencedLeaderLatch.class.getDeclaredField("latch");
         field.setAccessible(true);
-        return (LeaderLatch) field.get(recipe);
+        return ((ReplaceableLatch) field.get(recipe)).current();
     }
 
     private static void setDebugLatch(LeaderLatch latch, String name, CountDownLatch value) {

@@ -14,6 +14,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Timeout;
  * A bounded, seeded run of participants with random closes, rejoins and server-side expiries. The seed fixes the
  * actions; thread timing may still differ, so replay a failure with {@code -Dleasehold.seed=N} and read its log.
  */
+@Tag(ElectionLivenessTest.TAG)
 @Timeout(240)
 class RandomizedElectionTest {
 

@@ -10,6 +10,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 
@@ -96,9 +97,13 @@ final class Zk {
                     == null) {
                 children = List.of();
             } else {
-                children = observer.getChildren()
-                        .usingWatcher((Watcher) e -> changed.countDown())
-                        .forPath(path);
+                try {
+                    children = observer.getChildren()
+                            .usingWatcher((Watcher) e -> changed.countDown())
+                            .forPath(path);
+                } catch (KeeperException.NoNodeException reaped) {
+                    continue; // an empty container reaped between the two reads: look again
+                }
             }
             if (children.size() == count) {
                 return;

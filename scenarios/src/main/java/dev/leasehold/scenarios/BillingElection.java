@@ -3,18 +3,22 @@ package dev.leasehold.scenarios;
 import dev.leasehold.recipes.FencedLeaderLatch;
 import dev.leasehold.recipes.FencedLeaderListener;
 import dev.leasehold.recipes.FencingToken;
+import dev.leasehold.store.FenceGate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
 
 /**
  * Three schedulers A, B, C elect a billing leader with {@link FencedLeaderLatch}; A pauses mid-run. A's ZooKeeper
  * connection goes through a proxy that is silenced, so the server expires A's session and B takes over; A's worker is
  * held at its pause point (between its leadership check and its next step) until B's run is done, then wakes still
- * believing it leads. The billing work itself is the caller's ({@link Work}). Used by {@link StaleLeaderScenario} and
- * {@link BillingExternalScenario}.
+ * believing it leads. The billing work itself is the caller's ({@link Work}); its first step and its loop over the
+ * customers, with the pause point, are the {@link Leader}'s ({@link Leader#fenceFirst}, {@link Leader#forEachCustomer}).
+ * Used by {@link StaleLeaderScenario} and {@link BillingExternalScenario}.
  */
 final class BillingElection implements AutoCloseable {
 
@@ -24,6 +28,13 @@ final class BillingElection implements AutoCloseable {
     @FunctionalInterface
     interface Work {
         void run(Leader leader) throws Exception;
+    }
+
+    /** One step of a leader's run, for one customer. */
+    @FunctionalInterface
+    interface Step {
+        /** Returns false if the step's write was refused: the run ends. */
+        boolean run(String customer) throws Exception;
     }
 
     /** What the work sees of its scheduler. */
@@ -38,6 +49,48 @@ final class BillingElection implements AutoCloseable {
 
         boolean stillLeads() {
             return schedulers.get(name).latch.hasLeadership();
+        }
+
+        /** Fences {@code resource} at this leader's token, the first step of every fenced run, and says so. */
+        void fenceFirst(FenceGate gate, String resource) {
+            gate.advance(resource, token);
+            timeline.accepted(name, "fenced first: " + resource + " now refuses tokens below " + token, token);
+        }
+
+        /**
+         * The billing run's loop, the same in every design: for each customer not in {@code done}, in order, it stops
+         * if this scheduler no longer leads; before the step after the first {@code pauseAfter} ones it reaches the
+         * {@link #pausePoint}; it lets the story's time for one step pass ({@code stepMs}), then runs the step. A step
+         * that returns false (its write was refused) ends the run.
+         *
+         * @param next what the paused leader does next, for the customer it pauses before
+         */
+        void forEachCustomer(
+                List<String> customers,
+                Set<String> done,
+                int pauseAfter,
+                Function<String, String> next,
+                long stepMs,
+                Step step)
+                throws Exception {
+            int stepped = 0;
+            for (String customer : customers) {
+                if (done.contains(customer)) {
+                    continue;
+                }
+                if (!stillLeads()) {
+                    timeline.info(name, "not leader any more: stops");
+                    return;
+                }
+                if (stepped == pauseAfter) {
+                    pausePoint(next.apply(customer)); // A's worker is frozen here, once
+                }
+                Thread.sleep(stepMs); // the story's time for one step
+                if (!step.run(customer)) {
+                    return;
+                }
+                stepped++;
+            }
         }
 
         /** For A on its first call: freezes here, as in a GC pause, until B's run is done. Else returns at once. */

@@ -125,48 +125,40 @@ final class BillingExternalScenario implements Scenario {
         try (PaymentApi api = PaymentApi.start(true, timeline)) {
             PaymentClient client = new PaymentClient(api.uri());
             BillingElection.Work work = leader -> {
-                gate.advance(RESOURCE, leader.token);
-                timeline.accepted(
-                        leader.name,
-                        "fenced first: " + RESOURCE + " now refuses tokens below " + leader.token,
-                        leader.token);
+                leader.fenceFirst(gate, RESOURCE);
                 Set<String> done = charged(ds, table);
                 if (!done.isEmpty()) {
                     timeline.info(leader.name, "resumes the run: already charged " + String.join(", ", done));
                 }
-                int charged = 0;
-                for (String customer : CUSTOMERS) {
-                    if (done.contains(customer)) {
-                        continue;
-                    }
-                    if (!leader.stillLeads()) {
-                        timeline.info(leader.name, "not leader any more: stops");
-                        return;
-                    }
-                    if (charged == CHARGED_BEFORE_PAUSE) {
-                        leader.pausePoint("charges " + customer + " through the API");
-                    }
-                    Thread.sleep(CHARGE_MS); // the story's time to prepare one charge
-                    client.charge(PaymentClient.body(customer, CYCLE), null);
-                    timeline.info(leader.name, "charged " + customer + " through the API (no key)", customer);
-                    try {
-                        gate.write(RESOURCE, leader.token, tx -> insertCharged(tx, table, customer, leader.token));
-                        timeline.accepted(leader.name, "recorded " + customer + " as charged", leader.token, customer);
-                    } catch (StaleTokenException e) {
-                        undone.add(leader.name + "'s " + customer + " with token " + e.offeredToken() + " (highest "
-                                + e.highestToken() + ")");
-                        timeline.rejected(
-                                leader.name,
-                                "its record of " + customer + " REJECTED: stale token "
-                                        + e.offeredToken() + " < " + e.highestToken()
-                                        + "; the provider already charged "
-                                        + customer,
-                                leader.token,
-                                customer);
-                        return;
-                    }
-                    charged++;
-                }
+                leader.forEachCustomer(
+                        CUSTOMERS,
+                        done,
+                        CHARGED_BEFORE_PAUSE,
+                        customer -> "charges " + customer + " through the API",
+                        CHARGE_MS, // the story's time to prepare one charge
+                        customer -> {
+                            client.charge(PaymentClient.body(customer, CYCLE), null);
+                            timeline.info(leader.name, "charged " + customer + " through the API (no key)", customer);
+                            try {
+                                gate.write(
+                                        RESOURCE, leader.token, tx -> insertCharged(tx, table, customer, leader.token));
+                                timeline.accepted(
+                                        leader.name, "recorded " + customer + " as charged", leader.token, customer);
+                                return true;
+                            } catch (StaleTokenException e) {
+                                undone.add(leader.name + "'s " + customer + " with token " + e.offeredToken()
+                                        + " (highest " + e.highestToken() + ")");
+                                timeline.rejected(
+                                        leader.name,
+                                        "its record of " + customer + " REJECTED: stale token "
+                                                + e.offeredToken() + " < " + e.highestToken()
+                                                + "; the provider already charged "
+                                                + customer,
+                                        leader.token,
+                                        customer);
+                                return false;
+                            }
+                        });
             };
             try (BillingElection election = new BillingElection(env, timeline, path(prefix), work)) {
                 election.run();
@@ -234,48 +226,41 @@ final class BillingExternalScenario implements Scenario {
                 RelayPair relays = new RelayPair(
                         ds, config, new PaymentClient(api.uri()), timeline, key(STALLED), CUSTOMERS.size())) {
             BillingElection.Work work = leader -> {
-                gate.advance(RESOURCE, leader.token);
-                timeline.accepted(
-                        leader.name,
-                        "fenced first: " + RESOURCE + " now refuses tokens below " + leader.token,
-                        leader.token);
-                int recorded = 0;
-                for (String customer : CUSTOMERS) {
-                    if (!leader.stillLeads()) {
-                        timeline.info(leader.name, "not leader any more: stops");
-                        return;
-                    }
-                    if (recorded == CHARGED_BEFORE_PAUSE) {
-                        leader.pausePoint("records the intent to charge " + customer);
-                    }
-                    Thread.sleep(CHARGE_MS); // the story's time to prepare one charge
-                    OutboxIntent intent =
-                            OutboxIntent.of(key(customer), "payments", PaymentClient.body(customer, CYCLE));
-                    try {
-                        if (outbox.record(RESOURCE, leader.token, intent) == RecordOutcome.RECORDED) {
-                            timeline.accepted(
-                                    leader.name,
-                                    "recorded the intent to charge " + customer + " (key " + intent.key() + ")",
-                                    leader.token,
-                                    customer);
-                        } else {
-                            timeline.info(
-                                    leader.name,
-                                    customer + ": key " + intent.key() + " already recorded, nothing to do");
-                        }
-                    } catch (StaleTokenException e) {
-                        refused.add(leader.name + "'s intent for " + customer + " with token " + e.offeredToken()
-                                + " (highest " + e.highestToken() + ")");
-                        timeline.rejected(
-                                leader.name,
-                                "intent for " + customer + " REFUSED: stale token " + e.offeredToken() + " < "
-                                        + e.highestToken() + "; nothing recorded, nothing sent",
-                                leader.token,
-                                customer);
-                        return;
-                    }
-                    recorded++;
-                }
+                leader.fenceFirst(gate, RESOURCE);
+                leader.forEachCustomer(
+                        CUSTOMERS,
+                        Set.of(),
+                        CHARGED_BEFORE_PAUSE,
+                        customer -> "records the intent to charge " + customer,
+                        CHARGE_MS, // the story's time to prepare one charge
+                        customer -> {
+                            OutboxIntent intent =
+                                    OutboxIntent.of(key(customer), "payments", PaymentClient.body(customer, CYCLE));
+                            try {
+                                if (outbox.record(RESOURCE, leader.token, intent) == RecordOutcome.RECORDED) {
+                                    timeline.accepted(
+                                            leader.name,
+                                            "recorded the intent to charge " + customer + " (key " + intent.key() + ")",
+                                            leader.token,
+                                            customer);
+                                } else {
+                                    timeline.info(
+                                            leader.name,
+                                            customer + ": key " + intent.key() + " already recorded, nothing to do");
+                                }
+                                return true;
+                            } catch (StaleTokenException e) {
+                                refused.add(leader.name + "'s intent for " + customer + " with token "
+                                        + e.offeredToken() + " (highest " + e.highestToken() + ")");
+                                timeline.rejected(
+                                        leader.name,
+                                        "intent for " + customer + " REFUSED: stale token " + e.offeredToken() + " < "
+                                                + e.highestToken() + "; nothing recorded, nothing sent",
+                                        leader.token,
+                                        customer);
+                                return false;
+                            }
+                        });
             };
             relays.start();
             try (BillingElection election = new BillingElection(env, timeline, path(prefix), work)) {

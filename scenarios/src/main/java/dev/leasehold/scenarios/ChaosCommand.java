@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
@@ -25,8 +26,9 @@ import picocli.CommandLine.Spec;
         name = "chaos",
         mixinStandardHelpOptions = true,
         description = "A seeded fault campaign judged by the history checker; exit 0 only with violations=0. "
-                + "ZooKeeper is a 3-server TestingCluster (or --zk), the database in-process H2 (or --jdbc or "
-                + "--embedded-postgres).")
+                + "ZooKeeper is a 3-server TestingCluster (or --zk). The database is H2, a file served over TCP "
+                + "that the nemesis restarts (or --embedded-postgres, or --jdbc: a --jdbc database is never "
+                + "restarted).")
 final class ChaosCommand implements Callable<Integer> {
     @ParentCommand
     Main parent;
@@ -62,18 +64,9 @@ final class ChaosCommand implements Callable<Integer> {
                     + " its servers are not killed, the other faults still run")
     String zk;
 
-    @Option(
-            names = "--jdbc",
-            paramLabel = "URL",
-            description = "the database (default: H2, a file served over"
-                    + " TCP, restarted by the nemesis); a --jdbc database is never restarted")
-    String jdbc;
-
-    @Option(names = "--user", description = "database user")
-    String user;
-
-    @Option(names = "--password", description = "database password")
-    String password;
+    /** Without {@code --jdbc}: H2, a file served over TCP that the nemesis restarts. */
+    @Mixin
+    DatabaseOptions database = new DatabaseOptions();
 
     @Option(
             names = "--embedded-postgres",
@@ -87,7 +80,7 @@ final class ChaosCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--participants must be 2 to 20, was " + participants);
         }
-        if (embeddedPostgres && jdbc != null) {
+        if (embeddedPostgres && database.jdbc() != null) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "give --jdbc or --embedded-postgres," + " not both");
         }
@@ -97,7 +90,7 @@ final class ChaosCommand implements Callable<Integer> {
                             + System.getProperty("os.name"),
                     null);
         }
-        if (jdbc != null && jdbc.startsWith("jdbc:h2:mem:")) {
+        if (database.jdbc() != null && database.jdbc().startsWith("jdbc:h2:mem:")) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(),
                     "--jdbc: an in-memory H2 database is"
@@ -170,12 +163,12 @@ final class ChaosCommand implements Callable<Integer> {
                 throw new EnvException("embedded PostgreSQL could not start: " + e.getMessage(), e);
             }
         }
-        if (jdbc != null) {
-            ChaosDatabase external = ChaosDatabase.external(jdbc, user, password);
+        if (database.jdbc() != null) {
+            ChaosDatabase external = ChaosDatabase.external(database.jdbc(), database.user(), database.password());
             try (Connection c = external.dataSource().getConnection()) {
                 c.isValid(5);
             } catch (SQLException e) {
-                throw new EnvException("cannot reach the database at " + jdbc + ": " + e.getMessage(), e);
+                throw new EnvException("cannot reach the database at " + database.jdbc() + ": " + e.getMessage(), e);
             }
             return external;
         }

@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
         name = "leasehold-scenarios",
         mixinStandardHelpOptions = true,
         version = "leasehold-scenarios 0.1.0",
-        description = "Replays the incidents as they happened and with Leasehold, and draws their timelines.",
+        description = "Replays the incidents as they happened and with Leasehold, and draws their timelines"
+                + " (without --jdbc: H2 in memory).",
         subcommands = {
             Main.Run.class,
             Main.ListScenarios.class,
@@ -37,7 +38,7 @@ import picocli.CommandLine.Spec;
         })
 public final class Main implements Callable<Integer> {
 
-    /** Options shared by the top command and {@code run}. */
+    /** Options shared by the top command, {@code run} and {@code bench}. */
     static final class Options {
         @Option(
                 names = "--zk",
@@ -45,17 +46,9 @@ public final class Main implements Callable<Integer> {
                 description = "a real ZooKeeper ensemble (default: embedded)")
         String zk;
 
-        @Option(
-                names = "--jdbc",
-                paramLabel = "URL",
-                description = "a real database, e.g. jdbc:postgresql://host/db (default: H2 in memory)")
-        String jdbc;
-
-        @Option(names = "--user", description = "database user")
-        String user;
-
-        @Option(names = "--password", description = "database password")
-        String password;
+        /** Without {@code --jdbc}: H2 in memory. */
+        @Mixin
+        DatabaseOptions database = new DatabaseOptions();
 
         @Option(
                 names = "--report",
@@ -69,9 +62,7 @@ public final class Main implements Callable<Integer> {
         Options merge(Options parent) {
             Options merged = new Options();
             merged.zk = zk != null ? zk : parent.zk;
-            merged.jdbc = jdbc != null ? jdbc : parent.jdbc;
-            merged.user = user != null ? user : parent.user;
-            merged.password = password != null ? password : parent.password;
+            merged.database = database.orElse(parent.database);
             merged.report = report != null ? report : parent.report;
             merged.verbose = verbose || parent.verbose;
             return merged;
@@ -95,7 +86,10 @@ public final class Main implements Callable<Integer> {
         return new Runner(out).run(Scenarios.all(), options);
     }
 
-    @Command(name = "run", mixinStandardHelpOptions = true, description = "Runs the named scenarios (all if none).")
+    @Command(
+            name = "run",
+            mixinStandardHelpOptions = true,
+            description = "Runs the named scenarios (all if none; without --jdbc on H2 in memory).")
     static final class Run implements Callable<Integer> {
         @ParentCommand
         Main parent;
@@ -140,7 +134,8 @@ public final class Main implements Callable<Integer> {
             name = "bench",
             mixinStandardHelpOptions = true,
             description = "Measures what fencing costs, side by side with plain Curator and plain JDBC: "
-                    + "handoff, failover, herd, fenced-write, claims, slots (all if none named).")
+                    + "handoff, failover, herd, fenced-write, claims, slots (all if none named). The database rows"
+                    + " run on H2 and an embedded PostgreSQL 17, or on H2 and the --jdbc database.")
     static final class BenchCommand implements Callable<Integer> {
         @ParentCommand
         Main parent;
@@ -175,7 +170,14 @@ public final class Main implements Callable<Integer> {
                     + (names.isEmpty() ? "" : " " + String.join(" ", names));
             try (Env env = Env.start(Env.Settings.embedded(parent.out).withZk(merged.zk))) {
                 String report = new Bench(parent.out)
-                        .run(env, selected, quick, merged.jdbc, merged.user, merged.password, command);
+                        .run(
+                                env,
+                                selected,
+                                quick,
+                                merged.database.jdbc(),
+                                merged.database.user(),
+                                merged.database.password(),
+                                command);
                 parent.out.println();
                 parent.out.println(report);
                 if (outFile != null) {

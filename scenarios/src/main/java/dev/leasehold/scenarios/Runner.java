@@ -21,8 +21,9 @@ final class Runner {
         long started = System.nanoTime();
         List<RunResult> results = new ArrayList<>();
         List<String> crashed = new ArrayList<>();
-        try (Env env = Env.start(
-                Env.Settings.embedded(out).withZk(options.zk).withJdbc(options.jdbc, options.user, options.password))) {
+        try (Env env = Env.start(Env.Settings.embedded(out)
+                .withZk(options.zk)
+                .withJdbc(options.database.jdbc(), options.database.user(), options.database.password()))) {
             out.println("Leasehold scenarios on " + env.describe());
             for (Scenario scenario : scenarios) {
                 out.println();

@@ -210,32 +210,20 @@ final class StaleLeaderScenario implements Scenario {
             String me = leader.name;
             long token = leader.token;
             if (fenced) {
-                gate.advance(RESOURCE, token);
-                timeline.accepted(me, "fenced first: " + RESOURCE + " now refuses tokens below " + token, token);
+                leader.fenceFirst(gate, RESOURCE);
             }
             Set<String> done = charges.charged();
             if (!done.isEmpty()) {
                 timeline.info(me, "resumes the run: already charged " + String.join(", ", done));
             }
-            int charged = 0;
-            for (String customer : CUSTOMERS) {
-                if (done.contains(customer)) {
-                    continue;
-                }
-                if (!leader.stillLeads()) {
-                    timeline.info(me, "not leader any more: stops");
-                    return;
-                }
-                if (charged == CHARGED_BEFORE_PAUSE) {
-                    leader.pausePoint("charges " + customer); // A's worker is frozen here, once
-                }
-                Thread.sleep(CHARGE_MS); // the story's time to charge one customer
-                if (!charge(me, customer, token)) {
-                    timeline.info(me, "its write was rejected: drops back to follower");
-                    return;
-                }
-                charged++;
-            }
+            leader.forEachCustomer(
+                    CUSTOMERS, done, CHARGED_BEFORE_PAUSE, customer -> "charges " + customer, CHARGE_MS, customer -> {
+                        if (charge(me, customer, token)) {
+                            return true;
+                        }
+                        timeline.info(me, "its write was rejected: drops back to follower");
+                        return false;
+                    });
         }
 
         /** Returns false if the write was refused as stale. */

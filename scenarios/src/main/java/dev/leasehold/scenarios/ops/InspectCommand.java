@@ -1,5 +1,6 @@
 package dev.leasehold.scenarios.ops;
 
+import dev.leasehold.scenarios.DatabaseOptions;
 import dev.leasehold.scenarios.EnvException;
 import dev.leasehold.store.StoreConfig;
 import java.io.PrintWriter;
@@ -10,6 +11,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -40,14 +42,8 @@ public final class InspectCommand implements Callable<Integer> {
     @Option(names = "--zk", paramLabel = "CONNECT", description = "the ZooKeeper ensemble, host:port[,...]")
     String zk;
 
-    @Option(names = "--jdbc", paramLabel = "URL", description = "the store's database, e.g. jdbc:postgresql://host/db")
-    String jdbc;
-
-    @Option(names = "--user", description = "database user")
-    String user;
-
-    @Option(names = "--password", description = "database password")
-    String password;
+    @Mixin
+    DatabaseOptions database = new DatabaseOptions();
 
     @Option(
             names = "--prefix",
@@ -66,7 +62,7 @@ public final class InspectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if ((zk == null) == (jdbc == null)) {
+        if ((zk == null) == (database.jdbc() == null)) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "give --zk CONNECT PATH or --jdbc URL" + " [RESOURCE]");
         }
@@ -84,7 +80,7 @@ public final class InspectCommand implements Callable<Integer> {
             }
         } else {
             StoreConfig config = config();
-            StoreSnapshot store = StoreSnapshot.read(StoreAccess.open(jdbc, user, password, config), config, target);
+            StoreSnapshot store = StoreSnapshot.read(StoreAccess.open(database, config), config, target);
             out.print(json ? store.json() + "\n" : store.text());
         }
         out.flush();

@@ -1,5 +1,6 @@
 package dev.leasehold.scenarios.ops;
 
+import dev.leasehold.scenarios.DatabaseOptions;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.StoreConfig;
 import java.io.BufferedReader;
@@ -10,6 +11,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -25,20 +27,15 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = "Sets a resource's fence mark to TOKEN, even lower, audited with operator and reason: the step"
                 + " after a ZooKeeper rebuild (a new ensemble restarts its czxids low). Make sure no old leader can"
-                + " still write first. Prints the old and the new mark.")
+                + " still write first. Prints the old and the new mark. --jdbc is required.")
 public final class RebaseCommand implements Callable<Integer> {
 
     @Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--jdbc", paramLabel = "URL", required = true, description = "the store's database")
-    String jdbc;
-
-    @Option(names = "--user", description = "database user")
-    String user;
-
-    @Option(names = "--password", description = "database password")
-    String password;
+    /** Required here: {@link #call} says so if it is missing. */
+    @Mixin
+    DatabaseOptions database = new DatabaseOptions();
 
     @Option(
             names = "--prefix",
@@ -63,6 +60,9 @@ public final class RebaseCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (database.jdbc() == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "Missing required option: '--jdbc=URL'");
+        }
         if (resource.isBlank() || operator.isBlank() || reason.isBlank() || token < 0) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(),
@@ -74,7 +74,7 @@ public final class RebaseCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--prefix: " + e.getMessage());
         }
-        FenceGate gate = new FenceGate(StoreAccess.open(jdbc, user, password, config), config);
+        FenceGate gate = new FenceGate(StoreAccess.open(database, config), config);
         PrintWriter out = spec.commandLine().getOut();
         OptionalLong current = gate.highestToken(resource);
         if (!yes) {

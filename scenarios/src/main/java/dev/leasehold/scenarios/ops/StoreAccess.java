@@ -1,5 +1,6 @@
 package dev.leasehold.scenarios.ops;
 
+import dev.leasehold.scenarios.DatabaseOptions;
 import dev.leasehold.scenarios.EnvException;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StoreConfig;
@@ -17,9 +18,10 @@ final class StoreAccess {
 
     private StoreAccess() {}
 
-    /** A data source for {@code url}, reachable and with the schema in place; an {@link EnvException} if not. */
-    static DataSource open(String url, String user, String password, StoreConfig config) {
-        DataSource ds = new SimpleDataSource(url, user, password);
+    /** A data source for {@code --jdbc}, reachable and with the schema in place; an {@link EnvException} if not. */
+    static DataSource open(DatabaseOptions database, StoreConfig config) {
+        String url = database.jdbc();
+        DataSource ds = new SimpleDataSource(url, database.user(), database.password());
         try (Connection c = ds.getConnection()) {
             c.isValid(5);
         } catch (SQLException e) {

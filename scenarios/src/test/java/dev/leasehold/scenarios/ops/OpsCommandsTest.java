@@ -152,6 +152,17 @@ class OpsCommandsTest {
         assertThat(unreachable.err().strip()).isEqualTo("error: cannot reach ZooKeeper at 127.0.0.1:1 within 5 s");
     }
 
+    /** --jdbc comes from the shared database mixin, optional elsewhere: rebase still refuses to run without it. */
+    @Test
+    void rebaseWithoutJdbcIsOneLineAndExitCode2() {
+        Run noJdbc = Run.of("rebase", "--resource", "ledger", "--token", "12", "--operator", "alice", "--reason", "r");
+        assertThat(noJdbc.exitCode()).as(noJdbc.all()).isEqualTo(2);
+        assertThat(noJdbc.err().strip()).isEqualTo("error: Missing required option: '--jdbc=URL' (see --help)");
+        Run help = Run.of("rebase", "--help");
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.out()).contains("--jdbc=URL", "--user", "--password");
+    }
+
     @Test
     void inspectAndRebaseOnH2() {
         String url = "jdbc:h2:mem:ops-inspect;DB_CLOSE_DELAY=-1";
