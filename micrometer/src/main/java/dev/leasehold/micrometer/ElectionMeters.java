@@ -10,15 +10,19 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The meters of one participant of one election, fed by the latch's listener events:
@@ -29,7 +33,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *       {@code cause} (the {@link LossCause}, lower case);</li>
  *   <li>{@code leasehold.leadership.held} timer: how long each leadership lasted, from grant to loss;</li>
  *   <li>{@code leasehold.leadership.wait} timer: from joining the election (binding, or the previous loss, after
- *       which the latch queues again) to the grant.</li>
+ *       which the latch queues again) to the grant;</li>
+ *   <li>{@code leasehold.leader.token} gauge: the fencing token of the current grant while this participant leads,
+ *       else 0 (exact up to 2^53, which a ZooKeeper czxid reaches only after 2^21 ZooKeeper leader epochs);</li>
+ *   <li>{@code leasehold.leadership.progress.age} time gauge (seconds), registered by {@link #bind}: how long the
+ *       leader's work has gone without calling {@link FencedLeaderLatch#progress()} while this participant leads,
+ *       else 0. With a progress deadline set, a loss with cause {@code stalled} follows when it passes the
+ *       deadline.</li>
  * </ul>
  * Every meter is tagged {@code election} (the latch path) and {@code participant} (the participant id). Times are
  * taken from the registry's clock.
@@ -50,11 +60,12 @@ public final class ElectionMeters implements FencedLeaderListener {
     private final AtomicInteger leading = new AtomicInteger();
     private final AtomicLong joinedAt;
     private final AtomicLong grantedAt = new AtomicLong();
+    private final AtomicLong token = new AtomicLong();
     private final Counter grants;
     private final Map<LossCause, Counter> losses = new EnumMap<>(LossCause.class);
     private final Timer held;
     private final Timer wait;
-    private final List<Meter> meters = new ArrayList<>();
+    private final List<Meter> meters = new CopyOnWriteArrayList<>();
 
     /**
      * Registers this participant's meters, at 0, and takes now as the moment it joined the election.
@@ -73,6 +84,10 @@ public final class ElectionMeters implements FencedLeaderListener {
         meters.add(Gauge.builder("leasehold.leader", leading, AtomicInteger::get)
                 .tags(tags)
                 .description("1 while this participant leads the election, else 0")
+                .register(registry));
+        meters.add(Gauge.builder("leasehold.leader.token", token, AtomicLong::get)
+                .tags(tags)
+                .description("the fencing token of the current grant while this participant leads, else 0")
                 .register(registry));
         grants = Counter.builder("leasehold.leadership.grants")
                 .tags(tags)
@@ -113,8 +128,28 @@ public final class ElectionMeters implements FencedLeaderListener {
     public static ElectionMeters bind(MeterRegistry registry, FencedLeaderLatch latch) {
         Checks.notNull(latch, "latch");
         ElectionMeters meters = new ElectionMeters(registry, latch.latchPath(), latch.participantId());
+        meters.progressAge(() -> latch.sinceProgress());
         latch.addListener(meters);
         return meters;
+    }
+
+    /**
+     * Registers the {@code leasehold.leadership.progress.age} time gauge, read from {@code sinceProgress} (the
+     * recipe's {@code sinceProgress()}; empty while not leading, shown as 0). {@link #bind} does it for a latch; call
+     * it for a {@code FencedLeaderSelector} with {@code selector::sinceProgress}. At most once per instance.
+     *
+     * @param sinceProgress how long the leader's work has gone without progress, empty while not leading
+     * @throws IllegalArgumentException if {@code sinceProgress} is null
+     */
+    public void progressAge(Supplier<Optional<Duration>> sinceProgress) {
+        Checks.notNull(sinceProgress, "sinceProgress");
+        meters.add(TimeGauge.builder("leasehold.leadership.progress.age", sinceProgress, TimeUnit.SECONDS, s -> s.get()
+                        .map(d -> d.toNanos() / 1e9)
+                        .orElse(0.0))
+                .tags(tags)
+                .description("time since the leader's work last called progress(), while this participant leads")
+                .strongReference(true) // the supplier lives only here: a weak reference would read NaN after a GC
+                .register(registry));
     }
 
     /**
@@ -131,6 +166,7 @@ public final class ElectionMeters implements FencedLeaderListener {
         wait.record(Math.max(0, now - joinedAt.get()), TimeUnit.NANOSECONDS);
         grantedAt.set(now);
         grants.increment();
+        this.token.set(token.value());
         leading.set(1);
     }
 
@@ -138,6 +174,7 @@ public final class ElectionMeters implements FencedLeaderListener {
     public void leadershipLost(FencingToken token, LossCause cause) {
         long now = clock.monotonicTime();
         leading.set(0);
+        this.token.set(0);
         held.record(Math.max(0, now - grantedAt.get()), TimeUnit.NANOSECONDS);
         losses.get(cause).increment();
         joinedAt.set(now); // a latch queues again at once after a loss

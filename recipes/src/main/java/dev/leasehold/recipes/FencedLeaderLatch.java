@@ -98,6 +98,8 @@ public final class FencedLeaderLatch implements Closeable {
     private final Duration closeWait;
     /** Curator's latch, replaced by a fresh one if an older Curator leaves it stuck (see {@link ReplaceableLatch}). */
     private final ReplaceableLatch latch;
+    /** The progress deadline (off unless set); see {@link #setProgressDeadline(Duration)}. */
+    private final ProgressWatch progress = new ProgressWatch(this::onStalled);
 
     private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.LATENT);
     private final AtomicReference<Grant> grant = new AtomicReference<>(Grant.none(0));
@@ -179,6 +181,58 @@ public final class FencedLeaderLatch implements Closeable {
                     }
                 },
                 events::execute);
+    }
+
+    /**
+     * Sets a progress deadline: while this instance leads, its work must call {@link #progress()} at least once per
+     * {@code deadline}; if it does not, the latch gives leadership up as if lost. The token is withdrawn, listeners
+     * hear {@code leadershipLost(token, }{@link LossCause#STALLED}{@code )}, and the latch leaves the election and
+     * joins again with a new node at the back of the queue, so that another participant (if any) leads. Off by
+     * default: a leader that holds its session keeps leadership however long its work hangs.
+     *
+     * <p>Choose a deadline well above the longest gap between two {@code progress()} calls of healthy work (a slow
+     * batch, a GC pause): a deadline that is too short makes leadership flap. The clock starts at each grant.
+     *
+     * @param deadline more than 0 and at most one day
+     * @throws IllegalArgumentException if {@code deadline} is null, zero, negative or longer than one day
+     * @throws IllegalStateException    if the latch was already started
+     */
+    public void setProgressDeadline(Duration deadline) {
+        Duration valid = ProgressWatch.requireDeadline(deadline);
+        if (lifecycle.get() != Lifecycle.LATENT) {
+            throw new IllegalStateException("[" + participantId + "] setProgressDeadline() must be called before"
+                    + " start(); this latch is " + lifecycle.get());
+        }
+        progress.deadline(valid);
+    }
+
+    /**
+     * The progress deadline, if one was set.
+     *
+     * @return the deadline, empty when off
+     */
+    public Optional<Duration> progressDeadline() {
+        return progress.deadline();
+    }
+
+    /**
+     * Tells the latch that the leader's work advanced. Cheap (one volatile write: no lock, no I/O): call it from the
+     * work loop as often as you like, e.g. once per item or per tick. Called while this instance does not lead, it
+     * is ignored (each grant starts its own clock). Without a progress deadline it only feeds {@link
+     * #sinceProgress()}.
+     */
+    public void progress() {
+        progress.progress();
+    }
+
+    /**
+     * How long the leader's work has gone without calling {@link #progress()} (counted from the grant if it never
+     * did), while this instance leads.
+     *
+     * @return the time since the last progress, empty while not leading
+     */
+    public Optional<Duration> sinceProgress() {
+        return progress.sinceProgress();
     }
 
     /**
@@ -475,6 +529,10 @@ public final class FencedLeaderLatch implements Closeable {
             log.debug("[{}] leadership changed while granting token {}; not granted", participantId, token.value());
             return;
         }
+        progress.leading(token);
+        if (grant.get() != next) {
+            progress.notLeading(); // withdrawn between the swap and leading(): disarm what leading() armed
+        }
         signalWaiters();
         log.info(
                 "[{}] leading with token {} (0x{}) on {}",
@@ -530,6 +588,9 @@ public final class FencedLeaderLatch implements Closeable {
         do {
             current = grant.get();
         } while (!grant.compareAndSet(current, Grant.none(current.generation() + 1)));
+        if (current.token() != null) {
+            progress.notLeading();
+        }
         signalWaiters();
         if (current.token() == null) {
             return false;
@@ -537,6 +598,19 @@ public final class FencedLeaderLatch implements Closeable {
         log.info("[{}] token {} withdrawn: {}", participantId, current.token().value(), why);
         listeners.lost(current.token(), current.told(), cause);
         return true;
+    }
+
+    /** On the watch's timer thread; never blocks. The grant of {@code token} made no progress: give it up. */
+    private void onStalled(FencingToken token, Duration idle) {
+        if (grant.get().token() != token) {
+            return; // that grant already ended
+        }
+        withdraw(
+                LossCause.STALLED,
+                "no progress() for " + idle.toMillis() + " ms (deadline "
+                        + progress.deadline().map(Duration::toMillis).orElse(0L) + " ms)");
+        // on the recipe's thread: Curator's latch is closed (its node deleted) and a new one joins at the back
+        events.execute(() -> latch.rejoin("the leader made no progress within its deadline"));
     }
 
     // ---- threads ---------------------------------------------------------------------------------------------

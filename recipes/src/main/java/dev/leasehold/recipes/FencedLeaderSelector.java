@@ -103,6 +103,8 @@ public final class FencedLeaderSelector implements Closeable {
     private final AtomicReference<Grant> grant = new AtomicReference<>(new Grant(null, 0));
     private volatile Thread leaderThread;
     private volatile Withdrawal lastWithdrawal;
+    /** The progress deadline (off unless set); see {@link #setProgressDeadline(Duration)}. */
+    private final ProgressWatch progress = new ProgressWatch(this::onStalled);
 
     /**
      * @param client        a Curator client; it must be started before {@link #start()}
@@ -151,6 +153,74 @@ public final class FencedLeaderSelector implements Closeable {
         });
         this.selector = new LeaderSelector(tapped, leaderPath, leaderThreads, new CuratorSide());
         this.selector.setId(participantId);
+    }
+
+    /**
+     * Sets a progress deadline: while this participant leads, its work must call {@link #progress()} at least once
+     * per {@code deadline}; if it does not, the selector gives leadership up as if lost. The token is withdrawn, the
+     * work is interrupted, and this participant's node is deleted at once, without waiting for the work to return,
+     * so that the next participant in the queue leads; when the work returns, the selector queues again at the back
+     * (with {@link #autoRequeue()}, or on {@link #requeue()}). Off by default: a leader that holds its session keeps
+     * leadership however long its work hangs.
+     *
+     * <p>IMPORTANT: work that ignores the interrupt (blocked on a lock that is not interruptible, say) may still run
+     * and write beside the new leader: its token is lower than the new leader's, so a resource that checks tokens
+     * refuses those writes. That is the point of the deadline: a stuck leader no longer stops the election; the
+     * fence stops the stuck leader.
+     *
+     * <p>Choose a deadline well above the longest gap between two {@code progress()} calls of healthy work: a
+     * deadline that is too short makes leadership flap. The clock starts at each grant.
+     *
+     * @param deadline more than 0 and at most one day
+     * @throws IllegalArgumentException if {@code deadline} is null, zero, negative or longer than one day
+     * @throws IllegalStateException    if the selector was already started
+     */
+    public void setProgressDeadline(Duration deadline) {
+        Duration valid = ProgressWatch.requireDeadline(deadline);
+        if (lifecycle.get() != Lifecycle.LATENT) {
+            throw new IllegalStateException("[" + participantId + "] setProgressDeadline() must be called before"
+                    + " start(); this selector is " + lifecycle.get());
+        }
+        progress.deadline(valid);
+    }
+
+    /**
+     * The progress deadline, if one was set.
+     *
+     * @return the deadline, empty when off
+     */
+    public Optional<Duration> progressDeadline() {
+        return progress.deadline();
+    }
+
+    /**
+     * Tells the selector that the leader's work advanced. Cheap (one volatile write: no lock, no I/O): call it from
+     * the work loop as often as you like. Called while this participant does not lead, it is ignored (each grant
+     * starts its own clock). Without a progress deadline it only feeds {@link #sinceProgress()}.
+     */
+    public void progress() {
+        progress.progress();
+    }
+
+    /**
+     * How long the leader's work has gone without calling {@link #progress()} (counted from the grant if it never
+     * did), while this participant leads.
+     *
+     * @return the time since the last progress, empty while not leading
+     */
+    public Optional<Duration> sinceProgress() {
+        return progress.sinceProgress();
+    }
+
+    /**
+     * Why the last grant ended, as far as this selector withdrew it ({@link LossCause#STALLED}, {@link
+     * LossCause#SUSPENDED}, {@link LossCause#LOST}, {@link LossCause#INTERRUPTED} or {@link LossCause#CLOSED}).
+     *
+     * @return the cause of the last withdrawal, empty if no grant was withdrawn yet (a grant whose work simply
+     *     returned is not a withdrawal)
+     */
+    public Optional<LossCause> lastWithdrawal() {
+        return Optional.ofNullable(lastWithdrawal).map(Withdrawal::cause);
     }
 
     /** Rejoins the election each time leadership ends (including after a loss), until {@link #close()}. */
@@ -354,6 +424,7 @@ public final class FencedLeaderSelector implements Closeable {
         } while (!grant.compareAndSet(current, new Grant(null, current.generation() + 1)));
         if (current.token() != null) {
             lastWithdrawal = new Withdrawal(current.token(), cause); // before the interrupt: the work reads it then
+            progress.notLeading();
         }
         Thread worker = leaderThread;
         if (worker != null) {
@@ -365,6 +436,35 @@ public final class FencedLeaderSelector implements Closeable {
                     participantId,
                     current.token().value(),
                     why);
+        }
+    }
+
+    /**
+     * On the watch's timer thread; never blocks. The grant of {@code token} made no progress: withdraw it, interrupt
+     * the work, and delete our node now (in the background) so that the next participant leads even if the work
+     * ignores the interrupt. Curator's own delete, when the work returns, then finds no node, which it ignores.
+     */
+    private void onStalled(FencingToken token, Duration idle) {
+        if (grant.get().token() != token) {
+            return; // that grant already ended
+        }
+        withdraw(
+                LossCause.STALLED,
+                "no progress() for " + idle.toMillis() + " ms (deadline "
+                        + progress.deadline().map(Duration::toMillis).orElse(0L) + " ms); giving our node up");
+        try {
+            client.usingNamespace(null)
+                    .delete()
+                    .guaranteed()
+                    .inBackground((c, event) -> log.debug(
+                            "[{}] stalled node {} deleted: {}", participantId, event.getPath(), event.getResultCode()))
+                    .forPath(token.path());
+        } catch (Exception e) {
+            log.warn(
+                    "[{}] could not delete the stalled node {}; it goes when the work returns",
+                    participantId,
+                    token.path(),
+                    e);
         }
     }
 
@@ -427,6 +527,10 @@ public final class FencedLeaderSelector implements Closeable {
                             token.value());
                     return;
                 }
+                progress.leading(token);
+                if (grant.get().token() != token) {
+                    progress.notLeading(); // withdrawn between the swap and leading(): disarm it
+                }
                 log.info(
                         "[{}] leading with token {} (0x{}) on {}",
                         participantId,
@@ -448,6 +552,7 @@ public final class FencedLeaderSelector implements Closeable {
                 throw e;
             } finally {
                 leaderThread = null;
+                progress.notLeading();
                 Grant current = grant.get();
                 if (current.token() == token) {
                     grant.compareAndSet(current, new Grant(null, current.generation() + 1));

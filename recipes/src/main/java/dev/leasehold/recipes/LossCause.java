@@ -20,5 +20,11 @@ public enum LossCause {
     /** The recipe was closed. */
     CLOSED,
     /** The partition was handed to another member by a rebalance ({@link FencedPartitions} only). */
-    REBALANCED
+    REBALANCED,
+
+    /**
+     * The leader's work made no {@code progress()} call within the recipe's progress deadline: the recipe gave
+     * leadership up while its session and node were still alive, so that another participant leads.
+     */
+    STALLED
 }

@@ -182,6 +182,24 @@ final class ReplaceableLatch {
                 .execute(check);
     }
 
+    /**
+     * On the recipe's thread: leaves the election and joins it again at the back of the queue (the current latch is
+     * closed, which deletes its node, and a new one starts), e.g. after the leader stalled past its progress
+     * deadline. The owner is told {@code replaced}. Does nothing once closed or before start.
+     *
+     * @param why what happened, for the log
+     */
+    void rejoin(String why) {
+        LeaderLatch latch;
+        synchronized (lifecycle) {
+            if (closed || !started) {
+                return;
+            }
+            latch = current.get();
+        }
+        replace(latch, why, false);
+    }
+
     /** On the recipe's thread: replaces {@code latch} if it is still current and still stuck. */
     private void check(LeaderLatch latch, String pathThen, String why, int round) {
         checkPending.compareAndSet(latch, null);
@@ -210,7 +228,7 @@ final class ReplaceableLatch {
             }
             return;
         }
-        replace(latch, why + ", then " + stuck);
+        replace(latch, why + ", then " + stuck, true);
     }
 
     /** Why Curator's node {@code path} cannot lead, or {@code null} if it can. One read. */
@@ -237,17 +255,21 @@ final class ReplaceableLatch {
         return null;
     }
 
-    private void replace(LeaderLatch stuck, String why) {
+    private void replace(LeaderLatch stuck, String why, boolean curatorDefect) {
         synchronized (lifecycle) {
             if (closed || current.get() != stuck) {
                 return;
             }
-            log.warn(
-                    "[{}] Curator's latch on {} is stuck ({}); replacing it with a new one (a defect of Curator before"
-                            + " 5.8.0: see CURATOR-696 and CURATOR-724)",
-                    participantId,
-                    latchPath,
-                    why);
+            if (curatorDefect) {
+                log.warn(
+                        "[{}] Curator's latch on {} is stuck ({}); replacing it with a new one (a defect of Curator"
+                                + " before 5.8.0: see CURATOR-696 and CURATOR-724)",
+                        participantId,
+                        latchPath,
+                        why);
+            } else {
+                log.info("[{}] leaving the election on {} and joining it again: {}", participantId, latchPath, why);
+            }
             LeaderLatch fresh = newLatch();
             current.set(fresh); // from here on, the stuck latch's callbacks are dropped
             try {

@@ -17,7 +17,8 @@ final class Scenarios {
                 new RealPauseScenario(),
                 new BillingExternalScenario(),
                 new PartitionedBillingScenario(),
-                new DbLeaseScenario());
+                new DbLeaseScenario(),
+                new StuckLeaderScenario());
     }
 
     static Optional<Scenario> byName(String name) {

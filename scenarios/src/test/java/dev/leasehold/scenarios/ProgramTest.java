@@ -39,7 +39,8 @@ class ProgramTest {
                 .contains("real-pause")
                 .contains("billing-external")
                 .contains("partitioned-billing")
-                .contains("db-lease");
+                .contains("db-lease")
+                .contains("stuck-leader");
     }
 
     @Test
@@ -48,8 +49,9 @@ class ProgramTest {
         assertThat(program.exitCode()).as(program.all()).isEqualTo(2);
         assertThat(program.err().strip())
                 .as(program.all())
-                .isEqualTo("error: unknown scenario 'no-such-scenario'; known: duplicate-batch, stale-leader,"
-                        + " minute-slots, real-pause, billing-external, partitioned-billing, db-lease (see --help)");
+                .isEqualTo(
+                        "error: unknown scenario 'no-such-scenario'; known: duplicate-batch, stale-leader,"
+                                + " minute-slots, real-pause, billing-external, partitioned-billing, db-lease, stuck-leader (see --help)");
         assertThat(program.out()).isEmpty();
     }
 

@@ -87,6 +87,21 @@ class ScenariosTest {
                         "verdict: the window without a stall: median \\d+ ms, max \\d+ ms over \\d+" + " deliveries");
     }
 
+    /** Issue 27: without a deadline nobody bills after A hangs; with one, B or C takes over and A's late write is refused. */
+    @Test
+    void stuckLeader() {
+        Program program = run("stuck-leader");
+        assertThat(program.out())
+                .as(program.all())
+                .contains("verdict: customers billed during the run: c1, c2, c3")
+                .contains("verdict: customers never billed during the run: c4, c5, c6")
+                .contains("verdict: leaders during the run: A")
+                .contains("verdict: customers charged exactly once: c1, c2, c3, c4, c5, c6")
+                .containsPattern("verdict: leaders in order: A, [BC]")
+                .contains("verdict: A gave leadership up: STALLED")
+                .containsPattern("verdict: stale writes rejected: A's charge of c4 with token \\d+ \\(highest \\d+\\)");
+    }
+
     @Test
     void realPause() {
         assumeTrue(RealPauseScenario.supported(), "real-pause needs kill -STOP/-CONT (Linux or macOS)");

@@ -388,6 +388,13 @@ final class ElectionRun implements FencedLeaderSelectorListener {
         }
 
         @Override
+        public void progress() {
+            if (!ended) {
+                owner.selector.progress();
+            }
+        }
+
+        @Override
         public String getRole() {
             return role;
         }

@@ -71,6 +71,8 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
     /** The last selector started: kept after stop so {@link #currentLeader()} can still read the election. */
     private volatile FencedLeaderSelector lastSelector;
 
+    private volatile Duration progressDeadline;
+
     private final Object lifecycle = new Object();
 
     /**
@@ -167,6 +169,44 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
     }
 
     /**
+     * Sets a progress deadline for the grants of the next {@link #start()}: while this initiator leads, the candidate's
+     * work must call {@link FencedContext#progress()} at least once per {@code deadline}, or leadership is given up as
+     * if lost ({@code onRevoked} is called, listeners hear {@code LossCause.STALLED}) and another instance leads.
+     * Off by default. Bound from {@code leasehold.election.progress-deadline} by the auto-configuration.
+     *
+     * @param deadline more than 0 and at most one day
+     * @throws IllegalArgumentException if {@code deadline} is null, zero, negative or longer than one day
+     */
+    public void setProgressDeadline(Duration deadline) {
+        if (deadline == null || deadline.compareTo(Duration.ZERO) <= 0 || deadline.compareTo(Duration.ofDays(1)) > 0) {
+            throw new IllegalArgumentException(
+                    "progressDeadline must be more than 0 and at most 1 day (leave it unset for none), was "
+                            + deadline);
+        }
+        this.progressDeadline = deadline;
+    }
+
+    /**
+     * The progress deadline given to the next {@link #start()}'s selector.
+     *
+     * @return the deadline, empty when off
+     */
+    public Optional<Duration> progressDeadline() {
+        return Optional.ofNullable(progressDeadline);
+    }
+
+    /**
+     * How long the leader's work has gone without calling {@link FencedContext#progress()}, while this initiator
+     * leads (counted from the grant if it never did).
+     *
+     * @return the time since the last progress, empty while not leading
+     */
+    public Optional<Duration> sinceProgress() {
+        FencedLeaderSelector selector = lastSelector;
+        return selector == null ? Optional.empty() : selector.sinceProgress();
+    }
+
+    /**
      * Joins the election with a new {@link FencedLeaderSelector}. Does nothing if already running.
      *
      * @throws IllegalStateException if the client is not started, or another participant with this id is started
@@ -182,6 +222,10 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
                     this, client, candidate, role, participantId, electionPath, closeWait, () -> publisher, listeners);
             FencedLeaderSelector selector =
                     new FencedLeaderSelector(client, electionPath, participantId, next, closeWait);
+            Duration deadline = progressDeadline;
+            if (deadline != null) {
+                selector.setProgressDeadline(deadline);
+            }
             next.start(selector);
             lastSelector = selector;
             run = next;

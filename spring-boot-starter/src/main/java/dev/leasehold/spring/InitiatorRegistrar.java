@@ -69,11 +69,15 @@ public final class InitiatorRegistrar implements BeanDefinitionRegistryPostProce
                 .filter(clientName -> beans.getBean(clientName) == client)
                 .forEach(clientName -> beans.registerDependentBean(clientName, name));
         try {
-            return new FencedLeaderInitiator(
+            FencedLeaderInitiator initiator = new FencedLeaderInitiator(
                     client,
                     candidate,
                     properties.election().root(),
                     properties.election().closeWait());
+            if (properties.election().progressDeadline() != null) {
+                initiator.setProgressDeadline(properties.election().progressDeadline());
+            }
+            return initiator;
         } catch (IllegalArgumentException e) {
             throw new LeaseholdConfigurationException(
                     "The Candidate bean '" + candidateName + "' cannot take part in" + " a fenced election: "

@@ -32,6 +32,7 @@ public final class LeaseholdElectionMeters implements AutoCloseable {
         }
         for (FencedLeaderInitiator initiator : initiators) {
             ElectionMeters bound = new ElectionMeters(registry, initiator.electionPath(), initiator.participantId());
+            bound.progressAge(initiator::sinceProgress);
             initiator.addListener(bound);
             meters.put(initiator, bound);
         }

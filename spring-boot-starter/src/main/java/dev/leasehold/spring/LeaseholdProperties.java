@@ -35,7 +35,7 @@ public record LeaseholdProperties(
                         null,
                         Duration.ofSeconds(30),
                         false),
-                new Election("/leasehold/election", Duration.ofSeconds(10)),
+                new Election("/leasehold/election", Duration.ofSeconds(10), null),
                 new Store(StoreConfig.DEFAULT_PREFIX, true));
     }
 
@@ -221,14 +221,21 @@ public record LeaseholdProperties(
      *
      * @param root      an absolute ZooKeeper path, e.g. {@code /leasehold/election}
      * @param closeWait how long the context's close waits for a leader's {@code onRevoked}; from 1 ms to 1 h
+     * @param progressDeadline unset (the default) or from 1 ms to 1 day: each initiator's leader must call {@link
+     *                  FencedContext#progress()} at least this often, or it gives leadership up (cause {@code
+     *                  STALLED}) so that another instance leads
      */
-    public record Election(@DefaultValue("/leasehold/election") String root, @DefaultValue("10s") Duration closeWait) {
+    public record Election(
+            @DefaultValue("/leasehold/election") String root,
+            @DefaultValue("10s") Duration closeWait,
+            Duration progressDeadline) {
 
         /**
          * Checks every value.
          *
          * @param root      the election root
          * @param closeWait the close wait
+         * @param progressDeadline the progress deadline, or null for none
          */
         public Election {
             try {
@@ -237,6 +244,13 @@ public record LeaseholdProperties(
                 throw new IllegalArgumentException("leasehold.election.root: " + e.getMessage(), e);
             }
             between(closeWait, Duration.ofMillis(1), Duration.ofHours(1), "leasehold.election.close-wait");
+            if (progressDeadline != null) {
+                between(
+                        progressDeadline,
+                        Duration.ofMillis(1),
+                        Duration.ofDays(1),
+                        "leasehold.election.progress-deadline (leave it unset for none)");
+            }
         }
 
         /**
@@ -246,7 +260,17 @@ public record LeaseholdProperties(
          * @return a copy with it
          */
         public Election withRoot(String root) {
-            return new Election(root, closeWait);
+            return new Election(root, closeWait, progressDeadline);
+        }
+
+        /**
+         * A copy with another value.
+         *
+         * @param progressDeadline the progress deadline, or null for none
+         * @return a copy with it
+         */
+        public Election withProgressDeadline(Duration progressDeadline) {
+            return new Election(root, closeWait, progressDeadline);
         }
     }
 

@@ -1,0 +1,149 @@
+package dev.leasehold.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.leasehold.recipes.FencedLeaderListener;
+import dev.leasehold.recipes.FencingToken;
+import dev.leasehold.recipes.LossCause;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.integration.leader.Candidate;
+import org.springframework.integration.leader.Context;
+import org.springframework.integration.leader.DefaultCandidate;
+
+/** Issue 27 in the starter: leasehold.election.progress-deadline and FencedContext.progress(). */
+@Timeout(120)
+class ProgressDeadlineStarterTest {
+
+    private TestingServer zk;
+    private CuratorFramework client;
+
+    @BeforeEach
+    void start() throws Exception {
+        zk = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1), true);
+        client = CuratorFrameworkFactory.newClient(zk.getConnectString(), 4_000, 2_000, new RetryOneTime(100));
+        client.start();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        client.close();
+        zk.close();
+    }
+
+    /** Grants and revocations of one candidate, with the causes its initiator's listener heard. */
+    private static final class Stuck extends DefaultCandidate {
+        final BlockingQueue<FencedContext> granted = new LinkedBlockingQueue<>();
+        final BlockingQueue<FencedContext> revoked = new LinkedBlockingQueue<>();
+        final BlockingQueue<LossCause> causes = new LinkedBlockingQueue<>();
+
+        Stuck(String id) {
+            super(id, "billing");
+        }
+
+        @Override
+        public void onGranted(Context context) {
+            granted.add((FencedContext) context); // and then never calls progress(): the work is stuck
+        }
+
+        @Override
+        public void onRevoked(Context context) {
+            revoked.add((FencedContext) context);
+        }
+
+        FencedLeaderListener causes() {
+            return new FencedLeaderListener() {
+                @Override
+                public void leadershipAcquired(FencingToken token) {}
+
+                @Override
+                public void leadershipLost(FencingToken token, LossCause cause) {
+                    causes.add(cause);
+                }
+            };
+        }
+
+        static <T> T next(BlockingQueue<T> queue) throws InterruptedException {
+            T next = queue.poll(20, TimeUnit.SECONDS);
+            assertThat(next).as("an event within 20 s").isNotNull();
+            return next;
+        }
+    }
+
+    @Test
+    void aCandidateThatMakesNoProgressIsRevokedAsStalledAndAnotherInstanceLeads() throws Exception {
+        Stuck a = new Stuck("a");
+        FencedLeaderInitiator initiatorA = new FencedLeaderInitiator(client, a, "/e");
+        initiatorA.setProgressDeadline(Duration.ofMillis(300));
+        initiatorA.addListener(a.causes());
+        Stuck b = new Stuck("b");
+        FencedLeaderInitiator initiatorB = new FencedLeaderInitiator(client, b, "/e");
+        initiatorA.start();
+        try {
+            FencedContext first = Stuck.next(a.granted);
+            first.progress(); // once: the deadline counts from here, and nothing comes after
+            assertThat(initiatorA.sinceProgress()).isPresent();
+            initiatorB.start();
+            assertThat(Stuck.next(a.revoked)).isSameAs(first);
+            assertThat(Stuck.next(a.causes)).isEqualTo(LossCause.STALLED);
+            FencedContext second = Stuck.next(b.granted);
+            assertThat(second.token().value()).isGreaterThan(first.token().value());
+            assertThat(first.isLeader()).isFalse();
+            first.progress(); // an ended grant's progress() is ignored
+            assertThat(second.isLeader()).isTrue();
+            assertThat(initiatorA.sinceProgress()).isEmpty();
+        } finally {
+            initiatorB.stop();
+            initiatorA.stop();
+        }
+    }
+
+    @Test
+    void theDeadlineIsBoundPerInitiatorAndABadOneFailsTheContext() {
+        ApplicationContextRunner runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(LeaseholdAutoConfiguration.class))
+                .withUserConfiguration(OneCandidate.class)
+                .withPropertyValues("leasehold.zookeeper.connect-string=" + zk.getConnectString());
+        runner.withPropertyValues("leasehold.election.progress-deadline=45s").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(FencedLeaderInitiator.class).progressDeadline())
+                    .contains(Duration.ofSeconds(45));
+        });
+        runner.run(context -> assertThat(
+                        context.getBean(FencedLeaderInitiator.class).progressDeadline())
+                .isEmpty());
+        runner.withPropertyValues("leasehold.election.progress-deadline=0s").run(context -> assertThat(context)
+                .hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("leasehold.election.progress-deadline"));
+        assertThatThrownBy(() -> new FencedLeaderInitiator(client, new DefaultCandidate("x", "r"), "/e")
+                        .setProgressDeadline(Duration.ofMillis(-5)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("progressDeadline must be more than 0");
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OneCandidate {
+        @Bean
+        Candidate candidate() {
+            return new DefaultCandidate("instance-1", "billing");
+        }
+    }
+}
