@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -30,8 +31,10 @@ import org.slf4j.LoggerFactory;
  * {@code latchPath}; the lowest leads; each follower watches only its predecessor, so a leader change wakes
  * exactly one follower. This class adds no watch and, normally, no request of its own.
  *
- * <p>How a grant becomes a token (level-triggered: re-checked on every report Curator gets, on RECONNECTED and
- * whenever Curator's leading node changes):
+ * <p>How a grant becomes a token (level-triggered: re-checked on every report Curator gets, on RECONNECTED,
+ * whenever Curator's leading node changes, and, while Curator leads with a node whose token we do not hold, on the
+ * recipe's own thread at a doubling interval of at most 1 s, so the level is reached even
+ * when the view sees none of Curator's answers):
  * <ol>
  *   <li>Curator is given a view of the client ({@link CuratorTap}) that shows this recipe the answers Curator gets.
  *       The answer to the create carries the new node's Stat (czxid, ephemeralOwner): kept, by the node's full
@@ -72,6 +75,11 @@ public final class FencedLeaderLatch implements Closeable {
 
     private static final Logger log = LoggerFactory.getLogger(FencedLeaderLatch.class);
 
+    /** The first re-check after a grant that could not be completed; then doubled, up to {@link #RECHECK_MAX_MILLIS}. */
+    static final long RECHECK_FIRST_MILLIS = 50;
+    /** The bound of the re-check interval while Curator leads and we hold no token of its node. */
+    static final long RECHECK_MAX_MILLIS = 1_000;
+
     private enum Lifecycle {
         LATENT,
         STARTED,
@@ -107,6 +115,10 @@ public final class FencedLeaderLatch implements Closeable {
     private final Map<String, NodeStat> stats = new ConcurrentHashMap<>();
 
     private final AtomicBoolean reconcileQueued = new AtomicBoolean();
+    /** A re-check is waiting on the timer; touched on the recipe's own thread only. */
+    private boolean recheckPending;
+    /** The next re-check's delay; reset once the level is reached or Curator stops leading (recipe's thread only). */
+    private long recheckDelayMillis = RECHECK_FIRST_MILLIS;
     /** The recipe's own thread: grants and listener calls happen here, in order. */
     private final RecipeThread events;
 
@@ -138,23 +150,39 @@ public final class FencedLeaderLatch implements Closeable {
      *                      anyway; more than 0 and at most one hour
      */
     public FencedLeaderLatch(CuratorFramework client, String latchPath, String participantId, Duration closeWait) {
+        this(client, latchPath, participantId, closeWait, true);
+    }
+
+    /**
+     * Test hook: a latch whose Curator latch is built on the raw client, not on the view ({@link CuratorTap}), as if
+     * a later Curator built its requests in a way the view cannot see. The recipe then sees no answer: every Stat is
+     * read, and the grant stays level-triggered only through Curator's callbacks and the bounded re-check.
+     */
+    static FencedLeaderLatch withoutClientView(CuratorFramework client, String latchPath, String participantId) {
+        return new FencedLeaderLatch(client, latchPath, participantId, Duration.ofMillis(CLOSE_WAIT_MILLIS), false);
+    }
+
+    private FencedLeaderLatch(
+            CuratorFramework client, String latchPath, String participantId, Duration closeWait, boolean clientView) {
         this.client = ElectionNodes.requireArgument(client, "client");
         this.latchPath = ElectionNodes.requireElectionPath(latchPath, "latchPath");
         this.participantId = ElectionNodes.requireText(participantId, "participantId");
         this.closeWait = ElectionNodes.requireCloseWait(closeWait);
         this.events = new RecipeThread("leasehold-latch-" + participantId);
         this.listeners = new LatchListeners(participantId);
-        CuratorFramework tapped = CuratorTap.tap(client, new CuratorTap.Observer() {
-            @Override
-            public void answered(CuratorEvent event) {
-                onCuratorAnswer(event);
-            }
+        CuratorFramework tapped = !clientView
+                ? client
+                : CuratorTap.tap(client, new CuratorTap.Observer() {
+                    @Override
+                    public void answered(CuratorEvent event) {
+                        onCuratorAnswer(event);
+                    }
 
-            @Override
-            public void created(String path, Stat stat) {
-                // the latch creates its node in the background: its answer comes to answered()
-            }
-        });
+                    @Override
+                    public void created(String path, Stat stat) {
+                        // the latch creates its node in the background: its answer comes to answered()
+                    }
+                });
         // Its callbacks only hand work to our thread or swap a reference: fine on Curator's thread.
         this.latch = new ReplaceableLatch(
                 client,
@@ -471,8 +499,38 @@ public final class FencedLeaderLatch implements Closeable {
         }
     }
 
-    /** On the recipe's own thread: if Curator leads with a node whose token we do not hold, take that token. */
+    /**
+     * On the recipe's own thread: take the token of Curator's leading node; if Curator still leads with a node whose
+     * token we do not hold, check again later. The level is held without relying on seeing Curator's answers (a
+     * Curator the view cannot see, or a report Curator never repeats because it already "leads"): while the level is
+     * not reached, re-checks run on this thread at a doubling interval bounded by {@link #RECHECK_MAX_MILLIS}; they
+     * stop when the token is held, Curator stops leading (its {@code isLeader} starts them again) or the latch closes.
+     * A re-check sends no request unless a Stat must be read.
+     */
     private void grantIfCuratorLeads() {
+        tryGrant();
+        if (lifecycle.get() != Lifecycle.STARTED
+                || !latch.hasLeadership()
+                || Objects.equals(latch.getLastPathIsLeader(), grant.get().curatorPath())) {
+            recheckDelayMillis = RECHECK_FIRST_MILLIS; // level reached, not leading or closed: nothing to re-check
+            return;
+        }
+        if (!recheckPending) {
+            recheckPending = true;
+            long delay = recheckDelayMillis;
+            recheckDelayMillis = Math.min(RECHECK_MAX_MILLIS, delay * 2);
+            log.debug("[{}] Curator leads, no token yet; checking again in {} ms", participantId, delay);
+            // The JDK's delay thread only queues the re-check on our thread: it never runs it, so it never blocks.
+            CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS, events::execute)
+                    .execute(() -> {
+                        recheckPending = false;
+                        grantIfCuratorLeads();
+                    });
+        }
+    }
+
+    /** On the recipe's own thread: if Curator leads with a node whose token we do not hold, take that token. */
+    private void tryGrant() {
         listeners.drainLosses();
         if (lifecycle.get() != Lifecycle.STARTED) {
             return;
@@ -491,10 +549,10 @@ public final class FencedLeaderLatch implements Closeable {
             current = grant.get();
         }
         // Curator 5.9.0 can report leadership for a node it has already replaced (a stale getData answer): only a
-        // node that is still Curator's own is ours. Its answer about the current node will bring us back here.
+        // node that is still Curator's own is ours. Its answer about the current node, or our re-check, brings us back.
         if (!path.equals(latch.getOurPath())) {
             log.debug(
-                    "[{}] Curator reports leadership for {}, no longer its node; waiting for its next answer",
+                    "[{}] Curator reports leadership for {}, no longer its node; checking again shortly",
                     participantId,
                     path);
             return;
@@ -555,7 +613,7 @@ public final class FencedLeaderLatch implements Closeable {
             return new NodeStat(stat.getCzxid(), stat.getEphemeralOwner());
         } catch (Exception e) {
             log.warn(
-                    "[{}] could not read the Stat of {}; checking again on Curator's next answer or RECONNECTED",
+                    "[{}] could not read the Stat of {}; checking again shortly, on Curator's next answer or RECONNECTED",
                     participantId,
                     path,
                     e);

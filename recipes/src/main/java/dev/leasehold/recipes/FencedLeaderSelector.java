@@ -131,6 +131,28 @@ public final class FencedLeaderSelector implements Closeable {
             String participantId,
             FencedLeaderSelectorListener listener,
             Duration closeWait) {
+        this(client, leaderPath, participantId, listener, closeWait, true);
+    }
+
+    /**
+     * Test hook: a selector whose Curator selector is built on the raw client, not on the view ({@link CuratorTap}),
+     * as if a later Curator built its requests in a way the view cannot see: the grant then takes the two-read path
+     * (list the children, check the lowest node's owner and id). No level trigger is needed here: the grant is made
+     * inside Curator's {@code takeLeadership}, and a grant that cannot be verified returns, releasing the lock.
+     */
+    static FencedLeaderSelector withoutClientView(
+            CuratorFramework client, String leaderPath, String participantId, FencedLeaderSelectorListener listener) {
+        return new FencedLeaderSelector(
+                client, leaderPath, participantId, listener, Duration.ofMillis(CLOSE_WAIT_MILLIS), false);
+    }
+
+    private FencedLeaderSelector(
+            CuratorFramework client,
+            String leaderPath,
+            String participantId,
+            FencedLeaderSelectorListener listener,
+            Duration closeWait,
+            boolean clientView) {
         this.client = ElectionNodes.requireArgument(client, "client");
         this.leaderPath = ElectionNodes.requireElectionPath(leaderPath, "leaderPath");
         this.participantId = ElectionNodes.requireText(participantId, "participantId");
@@ -140,17 +162,19 @@ public final class FencedLeaderSelector implements Closeable {
         this.leaderThreads = new ThreadPoolExecutor(
                 1, 1, IDLE_THREAD_MILLIS, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threads);
         this.leaderThreads.allowCoreThreadTimeOut(true);
-        CuratorFramework tapped = CuratorTap.tap(client, new CuratorTap.Observer() {
-            @Override
-            public void answered(CuratorEvent event) {
-                // the mutex creates its node in the foreground: see created()
-            }
+        CuratorFramework tapped = !clientView
+                ? client
+                : CuratorTap.tap(client, new CuratorTap.Observer() {
+                    @Override
+                    public void answered(CuratorEvent event) {
+                        // the mutex creates its node in the foreground: see created()
+                    }
 
-            @Override
-            public void created(String path, Stat stat) {
-                ownNode = new OwnNode(path, stat);
-            }
-        });
+                    @Override
+                    public void created(String path, Stat stat) {
+                        ownNode = new OwnNode(path, stat);
+                    }
+                });
         this.selector = new LeaderSelector(tapped, leaderPath, leaderThreads, new CuratorSide());
         this.selector.setId(participantId);
     }

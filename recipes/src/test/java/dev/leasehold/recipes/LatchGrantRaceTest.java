@@ -32,7 +32,21 @@ class LatchGrantRaceTest extends ZkTestCase {
     @Test
     void aLeaderWhoseNodeWasReplacedUnderCuratorsReportEndsUpWithTheTokenOfItsCurrentNode() throws Exception {
         CuratorFramework client = closeLater(Zk.client(server.getConnectString()));
-        FencedLeaderLatch recipe = closeLater(new FencedLeaderLatch(client, PATH, "p"));
+        replacedNodeUnderCuratorsReport(client, closeLater(new FencedLeaderLatch(client, PATH, "p")));
+    }
+
+    /**
+     * The same timeline with the client view disabled (a Curator whose answers the recipe cannot see): no answer
+     * re-triggers the check after the report for the dead N1, so only Curator's callbacks and the recipe's own
+     * bounded re-check can bring it to N2's token (issue 22, item 4).
+     */
+    @Test
+    void withoutTheClientViewTheSameLeaderIsNotLeftTokenless() throws Exception {
+        CuratorFramework client = closeLater(Zk.client(server.getConnectString()));
+        replacedNodeUnderCuratorsReport(client, closeLater(FencedLeaderLatch.withoutClientView(client, PATH, "p")));
+    }
+
+    private void replacedNodeUnderCuratorsReport(CuratorFramework client, FencedLeaderLatch recipe) throws Exception {
         LeaderLatch curator = curatorLatchOf(recipe);
 
         CountDownLatch answerHeld = new CountDownLatch(1);
