@@ -65,6 +65,28 @@ class CommandLineTest {
         }
     }
 
+    @Test
+    void rebaseRefusesTokenZeroAsTheGateDoesBeforeTouchingTheDatabase() {
+        Program zero = Program.run(
+                "rebase",
+                "--jdbc",
+                "jdbc:h2:mem:rebase-zero",
+                "--resource",
+                "ledger",
+                "--token",
+                "0",
+                "--operator",
+                "alice",
+                "--reason",
+                "r",
+                "--yes");
+        assertThat(zero.exitCode()).as(zero.all()).isEqualTo(2);
+        assertThat(zero.err().lines()).as(zero.all()).hasSize(1);
+        assertThat(zero.err()).as(zero.all()).contains("--token must be 1 or more");
+        Program help = Program.run("rebase", "--help");
+        assertThat(help.out()).as(help.all()).contains("1 or more").doesNotContain("0 or more");
+    }
+
     /** The version Maven builds, from the surefire system property the pom sets, else the pom next to the module. */
     private static String projectVersion() {
         try {
