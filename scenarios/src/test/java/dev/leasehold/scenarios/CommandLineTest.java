@@ -56,6 +56,10 @@ class CommandLineTest {
                         .contains("election /leasehold/election: 0 participants")
                         .contains("/leasehold/election/billing (1 participant, leader b-1)")
                         .contains("/leasehold/election/reports (1 participant, leader r-1)");
+                int negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout(); // asked 10,000 too
+                assertThat(root.out())
+                        .as(root.all())
+                        .contains("this inspection's session timeout: " + negotiated + " ms");
                 Program json =
                         Program.run("inspect", "--zk", server.getConnectString(), "/leasehold/election", "--json");
                 assertThat(json.out())
