@@ -431,14 +431,15 @@ public final class FenceGate {
      * and recorded with who did it and why, in the same transaction.
      *
      * @param resource the name of the fenced resource
-     * @param newToken the new mark, usually the new ensemble's first leader's token
+     * @param newToken the new mark, usually the new ensemble's first leader's token: positive, as every write's token
+     *                 (a mark of 1 already lets every token pass)
      * @param operator who re-bases: not blank, at most 200 characters
      * @param reason   why: 1 to 1000 non-blank characters
      * @return the mark before the re-base, if there was one
      */
     public OptionalLong rebase(String resource, long newToken, String operator, String reason) {
         Args.name(resource, "resource");
-        Args.mark(newToken, "newToken");
+        Args.token(newToken, "newToken");
         Args.name(operator, "operator");
         Args.notNull(reason, "reason");
         if (reason.isBlank() || reason.length() > 1000) {

@@ -261,6 +261,10 @@ abstract class FencedStoreContract {
         gate.advance("billing", 0x39);
         assertThatThrownBy(() -> gate.advance("billing", 0x6)).isInstanceOf(StaleTokenException.class);
 
+        assertThatThrownBy(() -> gate.rebase("billing", 0, "alice", "a mark of 0 is no token"))
+                .as("a re-base refuses 0 as every write does: tokens are positive")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("newToken must be positive, was 0");
         OptionalLong before = gate.rebase("billing", 0x6, "alice", "ZooKeeper ensemble rebuilt from scratch");
 
         assertThat(before).isEqualTo(OptionalLong.of(0x39));
@@ -653,7 +657,7 @@ abstract class FencedStoreContract {
         StoreConfig other = StoreConfig.defaults().withTablePrefix("other_");
         FencedSchema.install(ds, other);
         FenceGate otherGate = new FenceGate(ds, other);
-        otherGate.rebase("shared-name", 0, "test", "start from a clean mark");
+        otherGate.rebase("shared-name", 1, "test", "start from a clean mark");
         gate.advance("shared-name", 50);
         otherGate.advance("shared-name", 3);
         assertThat(gate.highestToken("shared-name")).isEqualTo(OptionalLong.of(50));

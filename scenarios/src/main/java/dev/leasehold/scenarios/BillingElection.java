@@ -191,7 +191,7 @@ final class BillingElection implements AutoCloseable {
         timeline.problem(
                 "A",
                 "PAUSES (a long GC pause): its process goes silent; the server will expire its session" + " after "
-                        + Env.SESSION_MS + " ms");
+                        + Zk.sessionTimeout(a.client(), Env.SESSION_MS));
         Latches.await(schedulers.get("B").granted, WAIT_MS, "B takes over");
         Latches.await(schedulers.get("B").runDone, WAIT_MS, "B finishes the run");
         a.proxy().resume();

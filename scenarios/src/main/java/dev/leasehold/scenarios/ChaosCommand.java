@@ -168,7 +168,7 @@ final class ChaosCommand implements Callable<Integer> {
             try (Connection c = external.dataSource().getConnection()) {
                 c.isValid(5);
             } catch (SQLException e) {
-                throw new EnvException("cannot reach the database at " + database.jdbc() + ": " + e.getMessage(), e);
+                throw DatabaseErrors.connecting(database.jdbc(), database.user(), e);
             }
             return external;
         }

@@ -117,7 +117,7 @@ public final class Env implements AutoCloseable {
                 try (Connection c = env.dataSource("probe").getConnection()) {
                     c.isValid(CONNECT_WAIT_SECONDS);
                 } catch (SQLException e) {
-                    throw new EnvException("cannot reach the database at " + jdbc + ": " + e.getMessage(), e);
+                    throw DatabaseErrors.connecting(jdbc, settings.user(), e);
                 }
             }
         } catch (RuntimeException e) {
@@ -149,7 +149,7 @@ public final class Env implements AutoCloseable {
                 + (embeddedZk != null
                         ? "embedded (TestingServer, tick " + TICK_MS + " ms) at " + zkConnect
                         : "at " + zkConnect)
-                + ", database " + (jdbcUrl == null ? "H2 in memory" : jdbcUrl);
+                + ", database " + (jdbcUrl == null ? "H2 in memory" : DatabaseErrors.redact(jdbcUrl));
     }
 
     /** A started client with the scenarios' session timeout, connected within 5 s. */

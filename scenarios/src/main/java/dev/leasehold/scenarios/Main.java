@@ -25,9 +25,14 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "leasehold-scenarios",
         mixinStandardHelpOptions = true,
-        version = "leasehold-scenarios 0.1.0",
+        versionProvider = ProgramVersion.class,
         description = "Replays the incidents as they happened and with Leasehold, and draws their timelines"
                 + " (without --jdbc: H2 in memory).",
+        footer = {
+            "",
+            "With no command, runs every scenario (as 'run' with no names), with the options above.",
+            "Exit codes: 0 all held, 1 something did not hold, 2 bad usage or an unreachable ZooKeeper or database."
+        },
         subcommands = {
             Main.Run.class,
             Main.ListScenarios.class,
@@ -53,7 +58,7 @@ public final class Main implements Callable<Integer> {
         @Option(
                 names = "--report",
                 paramLabel = "FILE.html",
-                description = "where to write the HTML report (default: ./leasehold-report.html)")
+                description = {"where to write the HTML report", "(default: ./leasehold-report.html)"})
         Path report;
 
         @Option(names = "--verbose", description = "print stack traces")

@@ -11,6 +11,16 @@ public final class Zk {
 
     private Zk() {}
 
+    /**
+     * The session timeout the server negotiated for the connected {@code client} (it bounds every ask to 2 to 20 of
+     * its ticks by default), with the ask beside it when they differ: "4000 ms (negotiated; asked 1500 ms)".
+     */
+    public static String sessionTimeout(CuratorFramework client, int askedMs) throws Exception {
+        int negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+        return negotiated + " ms"
+                + (negotiated == askedMs ? "" : " (negotiated by the server; asked " + askedMs + " ms)");
+    }
+
     /** Waits until {@code path} has at least {@code count} children. */
     public static void awaitChildren(CuratorFramework client, String path, int count, long timeoutMillis)
             throws Exception {

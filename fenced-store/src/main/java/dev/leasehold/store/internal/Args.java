@@ -39,14 +39,6 @@ public final class Args {
         return token;
     }
 
-    /** A mark an operator sets with a re-base: 0 (a clean mark, any token passes) or a token. */
-    public static long mark(long mark, String name) {
-        if (mark < 0) {
-            throw new IllegalArgumentException(name + " must be 0 or more, was " + mark);
-        }
-        return mark;
-    }
-
     /** A lease in whole milliseconds, at least 1 ms and at most {@link #MAX_LEASE}. */
     public static long leaseMillis(Duration lease) {
         notNull(lease, "lease");

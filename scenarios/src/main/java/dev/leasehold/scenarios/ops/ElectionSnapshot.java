@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
@@ -17,10 +18,17 @@ import org.apache.zookeeper.data.Stat;
  * node leads; every other one watches the node just before it (how Curator's LeaderLatch and InterProcessMutex
  * queue). Read with plain reads and no watches, so nothing is left behind. Immutable and thread-safe.
  *
+ * <p>A path with no participants of its own (an election root such as {@code /leasehold/election}) carries the
+ * elections found below it, at most {@value #DEPTH} levels down, so that {@code inspect} can name them.
+ *
  * @param path         the election's path
  * @param participants in queue order; the first leads
+ * @param below        when {@code participants} is empty: the elections below this path, by path; else empty
  */
-record ElectionSnapshot(String path, List<Participant> participants) {
+record ElectionSnapshot(String path, List<Participant> participants, List<ElectionSnapshot> below) {
+
+    /** How many levels below a path without participants are searched for elections. */
+    static final int DEPTH = 3;
 
     /** A node of the election. */
     record Participant(String node, String participantId, long czxid, long sessionId, long sequence) {}
@@ -29,6 +37,10 @@ record ElectionSnapshot(String path, List<Participant> participants) {
 
     /** Reads the election at {@code path}; an {@link EnvException} if the path does not exist. */
     static ElectionSnapshot read(CuratorFramework client, String path) throws Exception {
+        return read(client, path, DEPTH);
+    }
+
+    private static ElectionSnapshot read(CuratorFramework client, String path, int depth) throws Exception {
         List<String> children;
         try {
             children = client.getChildren().forPath(path); // no watcher: nothing left behind
@@ -36,10 +48,12 @@ record ElectionSnapshot(String path, List<Participant> participants) {
             throw new EnvException("no election at " + path + ": the path does not exist", e);
         }
         List<Participant> participants = new ArrayList<>();
+        List<String> others = new ArrayList<>();
         for (String child : children) {
             Matcher m = NODE.matcher(child);
             if (!m.matches()) {
-                continue; // not a participant's node
+                others.add(child); // not a participant's node: perhaps an election below
+                continue;
             }
             Stat stat = new Stat();
             byte[] data;
@@ -56,7 +70,24 @@ record ElectionSnapshot(String path, List<Participant> participants) {
                     Long.parseLong(m.group(2))));
         }
         participants.sort(Comparator.comparingLong(Participant::sequence));
-        return new ElectionSnapshot(path, List.copyOf(participants));
+        List<ElectionSnapshot> below = new ArrayList<>();
+        if (participants.isEmpty() && depth > 0) {
+            for (String child : others) {
+                ElectionSnapshot sub;
+                try {
+                    sub = read(client, ZKPaths.makePath(path, child), depth - 1);
+                } catch (EnvException gone) {
+                    continue; // deleted between the two reads
+                }
+                if (sub.participants().isEmpty()) {
+                    below.addAll(sub.below());
+                } else {
+                    below.add(sub);
+                }
+            }
+            below.sort(Comparator.comparing(ElectionSnapshot::path));
+        }
+        return new ElectionSnapshot(path, List.copyOf(participants), List.copyOf(below));
     }
 
     Optional<Participant> leader() {
@@ -80,6 +111,21 @@ record ElectionSnapshot(String path, List<Participant> participants) {
                 .append(leader().map(Participant::participantId).orElse("none"))
                 .append('\n');
         if (participants.isEmpty()) {
+            if (!below.isEmpty()) {
+                out.append("  no participants here; the elections below it (inspect one of these paths):\n");
+                for (ElectionSnapshot e : below) {
+                    int n = e.participants().size();
+                    out.append("    ")
+                            .append(e.path())
+                            .append(" (")
+                            .append(n)
+                            .append(" participant")
+                            .append(n == 1 ? "" : "s")
+                            .append(", leader ")
+                            .append(e.leader().map(Participant::participantId).orElse("none"))
+                            .append(")\n");
+                }
+            }
             return out.toString();
         }
         out.append(
@@ -121,6 +167,10 @@ record ElectionSnapshot(String path, List<Participant> participants) {
                     .append(",\"watches\":")
                     .append(Json.str(watched(i).map(Participant::node).orElse(null)))
                     .append('}');
+        }
+        out.append("],\"below\":[");
+        for (int i = 0; i < below.size(); i++) {
+            out.append(i == 0 ? "" : ",").append(Json.str(below.get(i).path()));
         }
         return out.append("]}").toString();
     }

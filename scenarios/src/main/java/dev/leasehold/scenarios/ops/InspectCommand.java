@@ -2,6 +2,7 @@ package dev.leasehold.scenarios.ops;
 
 import dev.leasehold.scenarios.DatabaseOptions;
 import dev.leasehold.scenarios.EnvException;
+import dev.leasehold.scenarios.Zk;
 import dev.leasehold.store.StoreConfig;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -77,6 +78,10 @@ public final class InspectCommand implements Callable<Integer> {
             try (CuratorFramework client = connect(zk)) {
                 ElectionSnapshot election = ElectionSnapshot.read(client, target);
                 out.print(json ? election.json() + "\n" : election.text());
+                if (!json) {
+                    out.println("this inspection's session timeout: " + Zk.sessionTimeout(client, SESSION_ASK_MS)
+                            + "; participants' sessions are bounded by the same server (see docs/recipes.md)");
+                }
             }
         } else {
             StoreConfig config = config();
@@ -95,9 +100,12 @@ public final class InspectCommand implements Callable<Integer> {
         }
     }
 
+    /** The session timeout this command asks for; the server's negotiated value is printed. */
+    private static final int SESSION_ASK_MS = 10_000;
+
     private static CuratorFramework connect(String connect) throws InterruptedException {
         CuratorFramework client = CuratorFrameworkFactory.newClient(
-                connect, 10_000, CONNECT_WAIT_SECONDS * 1000, new RetryNTimes(3, 200));
+                connect, SESSION_ASK_MS, CONNECT_WAIT_SECONDS * 1000, new RetryNTimes(3, 200));
         client.start();
         if (!client.blockUntilConnected(CONNECT_WAIT_SECONDS, TimeUnit.SECONDS)) {
             client.close();

@@ -46,7 +46,10 @@ public final class RebaseCommand implements Callable<Integer> {
     @Option(names = "--resource", required = true, description = "the resource whose mark to set")
     String resource;
 
-    @Option(names = "--token", required = true, description = "the new mark, 0 or more")
+    @Option(
+            names = "--token",
+            required = true,
+            description = "the new mark, 1 or more (tokens are positive; 1 lets every token pass)")
     long token;
 
     @Option(names = "--operator", required = true, paramLabel = "NAME", description = "who does this (audited)")
@@ -63,10 +66,11 @@ public final class RebaseCommand implements Callable<Integer> {
         if (database.jdbc() == null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "Missing required option: '--jdbc=URL'");
         }
-        if (resource.isBlank() || operator.isBlank() || reason.isBlank() || token < 0) {
+        if (resource.isBlank() || operator.isBlank() || reason.isBlank() || token < 1) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(),
-                    "--resource, --operator and --reason must" + " not be blank and --token must be 0 or more");
+                    "--resource, --operator and --reason must not be blank and --token must be 1 or more (tokens are"
+                            + " positive, as the gate takes them)");
         }
         StoreConfig config;
         try {

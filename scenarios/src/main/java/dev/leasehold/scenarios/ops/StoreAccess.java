@@ -1,5 +1,6 @@
 package dev.leasehold.scenarios.ops;
 
+import dev.leasehold.scenarios.DatabaseErrors;
 import dev.leasehold.scenarios.DatabaseOptions;
 import dev.leasehold.scenarios.EnvException;
 import dev.leasehold.store.FencedSchema;
@@ -25,7 +26,7 @@ final class StoreAccess {
         try (Connection c = ds.getConnection()) {
             c.isValid(5);
         } catch (SQLException e) {
-            throw new EnvException("cannot reach the database at " + url + ": " + e.getMessage(), e);
+            throw DatabaseErrors.connecting(url, database.user(), e);
         }
         try {
             FencedSchema.verify(ds, config);

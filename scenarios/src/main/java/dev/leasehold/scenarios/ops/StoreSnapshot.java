@@ -92,7 +92,8 @@ record StoreSnapshot(
                     .append(
                             marks.isEmpty()
                                     ? "no mark"
-                                    : "mark " + marks.get(0).token() + " since "
+                                    : "mark " + marks.get(0).token() + ", "
+                                            + setAt(marks.get(0).token()) + ", last write "
                                             + marks.get(0).updatedAt())
                     .append('\n');
             out.append("history (newest first):\n");
@@ -116,7 +117,8 @@ record StoreSnapshot(
         } else {
             out.append("fence marks: ").append(marks.size()).append('\n');
             for (Mark mark : marks) {
-                out.append(String.format("  %-30s %-14d since %s%n", mark.resource(), mark.token(), mark.updatedAt()));
+                out.append(String.format(
+                        "  %-30s %-14d last write %s%n", mark.resource(), mark.token(), mark.updatedAt()));
             }
         }
         out.append(String.format(
@@ -151,6 +153,15 @@ record StoreSnapshot(
 
     private static String previous(OptionalLong token) {
         return token.isPresent() ? Long.toString(token.getAsLong()) : "none";
+    }
+
+    /** When the current mark was set, from the history (its newest change to this mark), not the last write. */
+    private String setAt(long mark) {
+        return history.stream()
+                .filter(change -> change.token() == mark)
+                .findFirst()
+                .map(change -> change.kind().name().toLowerCase(java.util.Locale.ROOT) + " " + change.at())
+                .orElse("set before the history shown");
     }
 
     String json() {

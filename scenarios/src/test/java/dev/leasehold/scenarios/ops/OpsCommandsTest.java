@@ -212,8 +212,8 @@ class OpsCommandsTest {
         assertThat(all.out())
                 .as(all.all())
                 .contains("fence marks: 2")
-                .containsPattern("ledger\\s+9\\s+since ")
-                .containsPattern("payouts\\s+9\\s+since ")
+                .containsPattern("ledger\\s+9\\s+last write ")
+                .containsPattern("payouts\\s+9\\s+last write ")
                 .contains("batches: pending 2, processing 1, expired 0, done 0, failed 0; oldest pending ")
                 .contains("slot runs in progress: 1, expired: 1")
                 .containsPattern("report\\s+2026-11-30T10:00:00Z\\s+r1\\s+fence 1 .*EXPIRED");
@@ -258,12 +258,20 @@ class OpsCommandsTest {
                 .isEqualTo("fence of 'ledger' re-based from 9 to 3 by alice: ZooKeeper" + " rebuilt");
         assertThat(gate.highestToken("ledger")).hasValue(3);
 
+        gate.write("ledger", 3, connection -> {}); // a write after the re-base: the mark stays, the last write moves
         Run one = Run.of(args(credentials, "inspect", "--jdbc", url, "ledger"));
         assertThat(one.exitCode()).as(one.all()).isZero();
         List<String> history =
                 one.out().lines().filter(l -> l.matches("  \\d{4}-.*")).toList();
-        assertThat(one.out()).as(one.all()).contains("fence ledger: mark 3 since ");
         assertThat(history).as(one.all()).hasSize(3);
+        String rebasedAt = history.get(0).strip().split("\\s+")[0];
+        assertThat(one.out())
+                .as("when the mark was set (the history) and the last write, apart: " + one.all())
+                .containsPattern("fence ledger: mark 3, rebased " + java.util.regex.Pattern.quote(rebasedAt)
+                        + ", last write \\S+\\n");
+        Instant lastWrite =
+                Instant.parse(one.out().lines().findFirst().orElseThrow().replaceAll(".*last write ", ""));
+        assertThat(lastWrite).as(one.all()).isAfterOrEqualTo(Instant.parse(rebasedAt));
         assertThat(history.get(0)).containsPattern("rebased\\s+3\\s+after 9\\s+by alice: ZooKeeper rebuilt");
         assertThat(history.get(1)).containsPattern("raised\\s+9\\s+after 5\\s+by billing-b");
         assertThat(history.get(2)).containsPattern("raised\\s+5\\s+after none\\s+by billing-a");
