@@ -4,24 +4,11 @@ import dev.leasehold.recipes.FencedLeaderLatch;
 import dev.leasehold.recipes.FencedLeaderListener;
 import dev.leasehold.recipes.FencingToken;
 import dev.leasehold.recipes.LossCause;
-import io.micrometer.core.instrument.Clock;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
-import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
-import java.util.EnumMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -54,18 +41,7 @@ import java.util.function.Supplier;
  */
 public final class ElectionMeters implements FencedLeaderListener {
 
-    private final MeterRegistry registry;
-    private final Clock clock;
-    private final Tags tags;
-    private final AtomicInteger leading = new AtomicInteger();
-    private final AtomicLong joinedAt;
-    private final AtomicLong grantedAt = new AtomicLong();
-    private final AtomicLong token = new AtomicLong();
-    private final Counter grants;
-    private final Map<LossCause, Counter> losses = new EnumMap<>(LossCause.class);
-    private final Timer held;
-    private final Timer wait;
-    private final List<Meter> meters = new CopyOnWriteArrayList<>();
+    private final LeadershipMeters<LossCause> meters;
 
     /**
      * Registers this participant's meters, at 0, and takes now as the moment it joined the election.
@@ -76,43 +52,7 @@ public final class ElectionMeters implements FencedLeaderListener {
      * @throws IllegalArgumentException if an argument is null, or a tag is blank
      */
     public ElectionMeters(MeterRegistry registry, String election, String participant) {
-        this.registry = Checks.notNull(registry, "registry");
-        this.clock = registry.config().clock();
-        this.tags = Tags.of(
-                "election", Checks.tag(election, "election"), "participant", Checks.tag(participant, "participant"));
-        this.joinedAt = new AtomicLong(clock.monotonicTime());
-        meters.add(Gauge.builder("leasehold.leader", leading, AtomicInteger::get)
-                .tags(tags)
-                .description("1 while this participant leads the election, else 0")
-                .register(registry));
-        meters.add(Gauge.builder("leasehold.leader.token", token, AtomicLong::get)
-                .tags(tags)
-                .description("the fencing token of the current grant while this participant leads, else 0")
-                .register(registry));
-        grants = Counter.builder("leasehold.leadership.grants")
-                .tags(tags)
-                .description("grants of leadership to this participant")
-                .register(registry);
-        meters.add(grants);
-        for (LossCause cause : LossCause.values()) {
-            Counter counter = Counter.builder("leasehold.leadership.losses")
-                    .tags(tags)
-                    .tag("cause", cause.name().toLowerCase(Locale.ROOT))
-                    .description("ends of this participant's leadership, by cause")
-                    .register(registry);
-            losses.put(cause, counter);
-            meters.add(counter);
-        }
-        held = Timer.builder("leasehold.leadership.held")
-                .tags(tags)
-                .description("how long each leadership of this participant lasted")
-                .register(registry);
-        wait = Timer.builder("leasehold.leadership.wait")
-                .tags(tags)
-                .description("from joining the election (or the last loss) to the grant")
-                .register(registry);
-        meters.add(held);
-        meters.add(wait);
+        this.meters = new LeadershipMeters<>(registry, election, participant, LossCause.class, true);
     }
 
     /**
@@ -146,10 +86,10 @@ public final class ElectionMeters implements FencedLeaderListener {
         meters.add(TimeGauge.builder("leasehold.leadership.progress.age", sinceProgress, TimeUnit.SECONDS, s -> s.get()
                         .map(d -> d.toNanos() / 1e9)
                         .orElse(0.0))
-                .tags(tags)
+                .tags(meters.tags())
                 .description("time since the leader's work last called progress(), while this participant leads")
                 .strongReference(true) // the supplier lives only here: a weak reference would read NaN after a GC
-                .register(registry));
+                .register(meters.registry()));
     }
 
     /**
@@ -157,27 +97,17 @@ public final class ElectionMeters implements FencedLeaderListener {
      * itself after a loss ({@code FencedLeaderSelector} without {@code autoRequeue}), call it when it does.
      */
     public void joined() {
-        joinedAt.set(clock.monotonicTime());
+        meters.joined();
     }
 
     @Override
     public void leadershipAcquired(FencingToken token) {
-        long now = clock.monotonicTime();
-        wait.record(Math.max(0, now - joinedAt.get()), TimeUnit.NANOSECONDS);
-        grantedAt.set(now);
-        grants.increment();
-        this.token.set(token.value());
-        leading.set(1);
+        meters.acquired(token.value());
     }
 
     @Override
     public void leadershipLost(FencingToken token, LossCause cause) {
-        long now = clock.monotonicTime();
-        leading.set(0);
-        this.token.set(0);
-        held.record(Math.max(0, now - grantedAt.get()), TimeUnit.NANOSECONDS);
-        losses.get(cause).increment();
-        joinedAt.set(now); // a latch queues again at once after a loss
+        meters.lost(cause); // a latch queues again at once after a loss
     }
 
     /**
@@ -186,13 +116,11 @@ public final class ElectionMeters implements FencedLeaderListener {
      * @return whether the last event this participant heard was a grant
      */
     public boolean leading() {
-        return leading.get() == 1;
+        return meters.leading();
     }
 
     /** Removes this participant's meters from the registry (after the latch was closed, say). Idempotent. */
     public void remove() {
-        for (Meter meter : meters) {
-            registry.remove(meter);
-        }
+        meters.remove();
     }
 }

@@ -3,21 +3,7 @@ package dev.leasehold.micrometer;
 import dev.leasehold.store.lease.LeaseElection;
 import dev.leasehold.store.lease.LeaseListener;
 import dev.leasehold.store.lease.LeaseLoss;
-import io.micrometer.core.instrument.Clock;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.Timer;
-import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The meters of one participant of a {@link LeaseElection} (leader election on the database), the same meters as
@@ -44,16 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class LeaseMeters implements LeaseListener {
 
-    private final MeterRegistry registry;
-    private final Clock clock;
-    private final AtomicInteger leading = new AtomicInteger();
-    private final AtomicLong joinedAt;
-    private final AtomicLong grantedAt = new AtomicLong();
-    private final Counter grants;
-    private final Map<LeaseLoss, Counter> losses = new EnumMap<>(LeaseLoss.class);
-    private final Timer held;
-    private final Timer wait;
-    private final List<Meter> meters = new ArrayList<>();
+    private final LeadershipMeters<LeaseLoss> meters;
 
     /**
      * Registers this participant's meters, at 0, and takes now as the moment it joined the election.
@@ -64,40 +41,8 @@ public final class LeaseMeters implements LeaseListener {
      * @throws IllegalArgumentException if an argument is null, or a tag is blank
      */
     public LeaseMeters(MeterRegistry registry, String election, String participant) {
-        this.registry = Checks.notNull(registry, "registry");
-        this.clock = registry.config().clock();
         // the same tag keys as ElectionMeters: Prometheus refuses one name with two sets of keys
-        Tags tags = Tags.of(
-                "election", Checks.tag(election, "election"), "participant", Checks.tag(participant, "participant"));
-        this.joinedAt = new AtomicLong(clock.monotonicTime());
-        meters.add(Gauge.builder("leasehold.leader", leading, AtomicInteger::get)
-                .tags(tags)
-                .description("1 while this participant leads the election, else 0")
-                .register(registry));
-        grants = Counter.builder("leasehold.leadership.grants")
-                .tags(tags)
-                .description("grants of leadership to this participant")
-                .register(registry);
-        meters.add(grants);
-        for (LeaseLoss cause : LeaseLoss.values()) {
-            Counter counter = Counter.builder("leasehold.leadership.losses")
-                    .tags(tags)
-                    .tag("cause", cause.name().toLowerCase(Locale.ROOT))
-                    .description("ends of this participant's leadership, by cause")
-                    .register(registry);
-            losses.put(cause, counter);
-            meters.add(counter);
-        }
-        held = Timer.builder("leasehold.leadership.held")
-                .tags(tags)
-                .description("how long each leadership of this participant lasted")
-                .register(registry);
-        wait = Timer.builder("leasehold.leadership.wait")
-                .tags(tags)
-                .description("from joining the election (or the last loss) to the grant")
-                .register(registry);
-        meters.add(held);
-        meters.add(wait);
+        this.meters = new LeadershipMeters<>(registry, election, participant, LeaseLoss.class, false);
     }
 
     /**
@@ -118,20 +63,12 @@ public final class LeaseMeters implements LeaseListener {
 
     @Override
     public void acquired(long token) {
-        long now = clock.monotonicTime();
-        wait.record(Math.max(0, now - joinedAt.get()), TimeUnit.NANOSECONDS);
-        grantedAt.set(now);
-        grants.increment();
-        leading.set(1);
+        meters.acquired(token);
     }
 
     @Override
     public void lost(long token, LeaseLoss cause) {
-        long now = clock.monotonicTime();
-        leading.set(0);
-        held.record(Math.max(0, now - grantedAt.get()), TimeUnit.NANOSECONDS);
-        losses.get(cause).increment();
-        joinedAt.set(now); // a lease election keeps trying after a loss
+        meters.lost(cause); // a lease election keeps trying after a loss
     }
 
     /**
@@ -140,13 +77,11 @@ public final class LeaseMeters implements LeaseListener {
      * @return whether the last event this participant heard was a grant
      */
     public boolean leading() {
-        return leading.get() == 1;
+        return meters.leading();
     }
 
     /** Removes this participant's meters from the registry (after the election was closed, say). Idempotent. */
     public void remove() {
-        for (Meter meter : meters) {
-            registry.remove(meter);
-        }
+        meters.remove();
     }
 }

@@ -7,7 +7,6 @@ import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
-import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.integration.leader.Candidate;
 
 /**
@@ -27,20 +26,7 @@ public final class InitiatorRegistrar implements BeanDefinitionRegistryPostProce
 
     @Override
     public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
-        if (!(registry instanceof ConfigurableListableBeanFactory beans)) {
-            return;
-        }
-        for (String candidateName : beans.getBeanNamesForType(Candidate.class, true, false)) {
-            String name = candidateName + SUFFIX;
-            if (registry.containsBeanDefinition(name)) {
-                continue;
-            }
-            RootBeanDefinition definition = new RootBeanDefinition(FencedLeaderInitiator.class);
-            definition.setInstanceSupplier(() -> create(beans, candidateName, name));
-            definition.setDependsOn(candidateName);
-            definition.setDestroyMethodName("stop");
-            registry.registerBeanDefinition(name, definition);
-        }
+        CandidateInitiators.register(registry, SUFFIX, FencedLeaderInitiator.class, InitiatorRegistrar::create);
     }
 
     @Override

@@ -7,7 +7,6 @@ import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
-import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.core.env.Environment;
@@ -38,20 +37,11 @@ public final class LeaseInitiatorRegistrar implements BeanDefinitionRegistryPost
 
     @Override
     public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
-        if (!(registry instanceof ConfigurableListableBeanFactory beans)) {
-            return;
-        }
-        for (String candidateName : beans.getBeanNamesForType(Candidate.class, true, false)) {
-            String name = candidateName + SUFFIX;
-            if (registry.containsBeanDefinition(name)) {
-                continue;
-            }
-            RootBeanDefinition definition = new RootBeanDefinition(LeaseLeaderInitiator.class);
-            definition.setInstanceSupplier(() -> create(beans, candidateName));
-            definition.setDependsOn(candidateName);
-            definition.setDestroyMethodName("stop");
-            registry.registerBeanDefinition(name, definition);
-        }
+        CandidateInitiators.register(
+                registry,
+                SUFFIX,
+                LeaseLeaderInitiator.class,
+                (beans, candidateName, name) -> create(beans, candidateName));
     }
 
     @Override

@@ -2,9 +2,7 @@ package dev.leasehold.spring;
 
 import dev.leasehold.micrometer.ElectionMeters;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -17,7 +15,7 @@ import java.util.Optional;
  */
 public final class LeaseholdElectionMeters implements AutoCloseable {
 
-    private final Map<FencedLeaderInitiator, ElectionMeters> meters = new IdentityHashMap<>();
+    private final InitiatorMeters<FencedLeaderInitiator, ElectionMeters> meters;
 
     /**
      * Registers the meters of each initiator and adds them as its listener.
@@ -27,15 +25,20 @@ public final class LeaseholdElectionMeters implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is null
      */
     public LeaseholdElectionMeters(MeterRegistry registry, List<FencedLeaderInitiator> initiators) {
-        if (registry == null || initiators == null) {
-            throw new IllegalArgumentException("registry and initiators must not be null");
-        }
-        for (FencedLeaderInitiator initiator : initiators) {
-            ElectionMeters bound = new ElectionMeters(registry, initiator.electionPath(), initiator.participantId());
-            bound.progressAge(initiator::sinceProgress);
-            initiator.addListener(bound);
-            meters.put(initiator, bound);
-        }
+        this.meters = new InitiatorMeters<>(
+                registry,
+                initiators,
+                initiator -> {
+                    ElectionMeters bound =
+                            new ElectionMeters(registry, initiator.electionPath(), initiator.participantId());
+                    bound.progressAge(initiator::sinceProgress);
+                    initiator.addListener(bound);
+                    return bound;
+                },
+                (initiator, bound) -> {
+                    initiator.removeListener(bound);
+                    bound.remove();
+                });
     }
 
     /**
@@ -45,15 +48,12 @@ public final class LeaseholdElectionMeters implements AutoCloseable {
      * @return its meters; empty if it was not metered
      */
     public Optional<ElectionMeters> of(FencedLeaderInitiator initiator) {
-        return Optional.ofNullable(meters.get(initiator));
+        return meters.of(initiator);
     }
 
     /** Removes the meters from the initiators and from the registry. Idempotent. */
     @Override
     public void close() {
-        meters.forEach((initiator, bound) -> {
-            initiator.removeListener(bound);
-            bound.remove();
-        });
+        meters.close();
     }
 }

@@ -2,9 +2,7 @@ package dev.leasehold.spring;
 
 import dev.leasehold.micrometer.LeaseMeters;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -17,7 +15,7 @@ import java.util.Optional;
  */
 public final class LeaseholdLeaseMeters implements AutoCloseable {
 
-    private final Map<LeaseLeaderInitiator, LeaseMeters> meters = new IdentityHashMap<>();
+    private final InitiatorMeters<LeaseLeaderInitiator, LeaseMeters> meters;
 
     /**
      * Registers the meters of each initiator and adds them as its listener.
@@ -27,14 +25,18 @@ public final class LeaseholdLeaseMeters implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is null
      */
     public LeaseholdLeaseMeters(MeterRegistry registry, List<LeaseLeaderInitiator> initiators) {
-        if (registry == null || initiators == null) {
-            throw new IllegalArgumentException("registry and initiators must not be null");
-        }
-        for (LeaseLeaderInitiator initiator : initiators) {
-            LeaseMeters bound = new LeaseMeters(registry, initiator.role(), initiator.holder());
-            initiator.addListener(bound);
-            meters.put(initiator, bound);
-        }
+        this.meters = new InitiatorMeters<>(
+                registry,
+                initiators,
+                initiator -> {
+                    LeaseMeters bound = new LeaseMeters(registry, initiator.role(), initiator.holder());
+                    initiator.addListener(bound);
+                    return bound;
+                },
+                (initiator, bound) -> {
+                    initiator.removeListener(bound);
+                    bound.remove();
+                });
     }
 
     /**
@@ -44,15 +46,12 @@ public final class LeaseholdLeaseMeters implements AutoCloseable {
      * @return its meters; empty if it was not metered
      */
     public Optional<LeaseMeters> of(LeaseLeaderInitiator initiator) {
-        return Optional.ofNullable(meters.get(initiator));
+        return meters.of(initiator);
     }
 
     /** Removes the meters from the initiators and from the registry. Idempotent. */
     @Override
     public void close() {
-        meters.forEach((initiator, bound) -> {
-            initiator.removeListener(bound);
-            bound.remove();
-        });
+        meters.close();
     }
 }
