@@ -245,7 +245,8 @@ public abstract class SqlDialect {
                 new Migration(1, "fence marks, rebase audit, batches, slot runs", v1()),
                 new Migration(2, "batch attempts and failures; index-friendly claims; retention indexes", v2()),
                 new Migration(3, "the fenced outbox", v3()),
-                new Migration(4, "the fence's history: every token that became a resource's mark", v4()));
+                new Migration(4, "the fence's history: every token that became a resource's mark", v4()),
+                new Migration(5, "keys compare exactly, trailing blanks included (NO PAD collation)", v5()));
     }
 
     private static final String TS = "TIMESTAMP WITH TIME ZONE";
@@ -370,6 +371,24 @@ public abstract class SqlDialect {
                         + " marked_at) SELECT resource, new_token, old_token, operator, 'rebased', reason, rebased_at"
                         + " FROM " + tables.fenceRebase() + " WHERE NOT EXISTS (SELECT 1 FROM " + tables.fenceHistory()
                         + " WHERE kind = 'rebased') ORDER BY id");
+    }
+
+    /**
+     * Version 5: every key compares exactly, trailing blanks included ("billing" and "billing " are two resources, two
+     * outbox keys). Only where a key collation pads (MariaDB, MySQL); see {@link #exactKeys()}.
+     */
+    private List<String> v5() {
+        return exactKeys();
+    }
+
+    /**
+     * The statements that make the existing tables' text columns compare exactly, trailing blanks included; none by
+     * default. PostgreSQL needs none: its deterministic collations compare trailing blanks in VARCHAR (only CHAR(n)
+     * pads, and the store has none). H2 needs none: VARCHAR compares every character (it pads CHAR only). MariaDB and
+     * MySQL do: their {@code utf8mb4_bin} is PAD SPACE.
+     */
+    protected List<String> exactKeys() {
+        return List.of();
     }
 
     /** Every table of the current version and the columns the store reads and writes in it (for verify). */
