@@ -256,6 +256,21 @@ abstract class FencedStoreContract {
         assertThat(gate.highestToken("fresh")).isEqualTo(OptionalLong.of(writers));
     }
 
+    /**
+     * Issue 21, defect 7: a resource is its exact text. On MariaDB with {@code utf8mb4_bin} (PAD SPACE) "billing " met
+     * "billing"'s row: advancing it to 50 threw StaleTokenException(highest 100). Schema version 5 gives the keys a NO
+     * PAD collation.
+     */
+    @Test
+    void resourcesThatDifferOnlyByTrailingBlanksAreTwoResources() {
+        gate.advance("billing", 100);
+        gate.advance("billing ", 50);
+        gate.advance("billing  ", 7);
+        assertThat(gate.highestToken("billing")).isEqualTo(OptionalLong.of(100));
+        assertThat(gate.highestToken("billing ")).isEqualTo(OptionalLong.of(50));
+        assertThat(gate.highestToken("billing  ")).isEqualTo(OptionalLong.of(7));
+    }
+
     @Test
     void aRebaseLowersTheMarkOnlyWhenAskedAndIsRecorded() throws SQLException {
         gate.advance("billing", 0x39);

@@ -15,7 +15,9 @@ import java.sql.Statement;
  * <ul>
  *   <li>{@link #once}: in a transaction, the settings go with the first statement; anything else done on the
  *       connection before that sends them on their own first;</li>
- *   <li>{@link #each}: in auto-commit mode, every statement is wrapped in its own transaction block.</li>
+ *   <li>{@link #each}: in auto-commit mode, every statement is wrapped in its own transaction block; a statement
+ *       made on it other than through {@link Jdbc}'s helpers (which take the wrap) is refused, since it would run
+ *       without the settings (issue 21, defect 4).</li>
  * </ul>
  * Confined to the thread that runs the transaction.
  */
@@ -50,6 +52,8 @@ final class Prologue implements InvocationHandler {
     private final boolean each;
     private final Wrap wrap;
     private boolean pending = true;
+    /** Each mode: a statement may be made only right after {@link #take} handed out the wrap it must carry. */
+    private boolean armed;
 
     private Prologue(Connection target, boolean each, Wrap wrap) {
         this.target = target;
@@ -99,6 +103,7 @@ final class Prologue implements InvocationHandler {
         switch (method.getName()) {
             case "takeWrap" -> {
                 if (each) {
+                    armed = true;
                     return wrap;
                 }
                 Wrap taken = pending ? wrap : Wrap.NONE;
@@ -120,6 +125,16 @@ final class Prologue implements InvocationHandler {
             }
             case "hashCode" -> {
                 return System.identityHashCode(self);
+            }
+            case "prepareStatement", "createStatement", "prepareCall" -> {
+                if (each && !armed) {
+                    // issue 21, defect 4: a statement made directly would run in plain auto-commit, without the
+                    // lock timeout and isolation the wrap carries; store code goes through Jdbc's helpers
+                    throw new IllegalStateException("a store statement bypassed the transaction's settings: "
+                            + method.getName() + " on an auto-commit store connection must go through Jdbc (a bug)");
+                }
+                armed = false;
+                sendPending();
             }
             default -> {
                 if (method.getDeclaringClass() != Object.class) {

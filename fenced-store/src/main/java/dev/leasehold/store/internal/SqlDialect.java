@@ -259,6 +259,7 @@ public abstract class SqlDialect {
                 new Migration(2, "batch attempts and failures; index-friendly claims; retention indexes", v2()),
                 new Migration(3, "the fenced outbox", v3()),
                 new Migration(4, "the fence's history: every token that became a resource's mark", v4()),
+                new Migration(5, "keys compare exactly, trailing blanks included (NO PAD collation)", v5()),
                 new Migration(6, "leases for leader election on the database, with a generation as token", v6()));
     }
 
@@ -387,8 +388,27 @@ public abstract class SqlDialect {
     }
 
     /**
+     * Version 5: every key compares exactly, trailing blanks included ("billing" and "billing " are two resources, two
+     * outbox keys). Only where a key collation pads (MariaDB, MySQL); see {@link #exactKeys()}.
+     */
+    private List<String> v5() {
+        return exactKeys();
+    }
+
+    /**
+     * The statements that make the existing tables' text columns compare exactly, trailing blanks included; none by
+     * default. PostgreSQL needs none: its deterministic collations compare trailing blanks in VARCHAR (only CHAR(n)
+     * pads, and the store has none). H2 needs none: VARCHAR compares every character (it pads CHAR only). MariaDB and
+     * MySQL do: their {@code utf8mb4_bin} is PAD SPACE.
+     */
+    protected List<String> exactKeys() {
+        return List.of();
+    }
+
+    /**
      * The lease table ({@code dev.leasehold.store.lease.LeaseElection}, {@link LeaseSql}): one row per name, created by
-     * the first take. Version 6 (version 5 belongs to another change).
+     * the first take. Version 6, after version 5: on MariaDB/MySQL it is created with the NO PAD keys of {@link
+     * #tableOptions()}.
      */
     private List<String> v6() {
         return List.of("CREATE TABLE IF NOT EXISTS " + tables.leases() + " ("

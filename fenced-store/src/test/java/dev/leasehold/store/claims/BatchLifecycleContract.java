@@ -2,13 +2,16 @@ package dev.leasehold.store.claims;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.StoreException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -176,6 +179,48 @@ abstract class BatchLifecycleContract {
         assertThat(stats.oldestPendingAge()).get().satisfies(age -> assertThat(age)
                 .as("pending since before the pause")
                 .isGreaterThanOrEqualTo(Duration.ofMillis(100)));
+    }
+
+    /**
+     * Issue 21, defect 4: every statement that finishes, fails or renews a claim keeps the configured lock timeout.
+     * Another connection holds the batch's row (SELECT ... FOR UPDATE in an open transaction); with a 500 ms lock
+     * timeout (1 s on MariaDB, which counts seconds) each statement must fail with a StoreException; the test allows
+     * 5 s each (10 lock timeouts, half the 10 s session lock_timeout of the PostgreSQL test databases). On main,
+     * finishAll on PostgreSQL waited for the session's 10 s: its statement went without the store's settings.
+     */
+    @Test
+    void everyStatementOnALockedBatchFailsWithinTheLockTimeout() throws SQLException {
+        BatchClaims impatient =
+                new BatchClaims(ds, StoreConfig.defaults().withMaxAttempts(3).withLockTimeout(Duration.ofMillis(500)));
+        impatient.enqueue("locked", "p");
+        BatchClaim claim = impatient.claimNext("w", Duration.ofSeconds(30)).orElseThrow();
+        try (Connection holder = ds.getConnection()) {
+            holder.setAutoCommit(false);
+            try (Statement s = holder.createStatement()) {
+                s.executeQuery("SELECT id FROM leasehold_batches WHERE id = 'locked' FOR UPDATE")
+                        .close();
+            }
+            try {
+                failsWithinTenLockTimeouts("finish", () -> impatient.finish(claim, "r"));
+                failsWithinTenLockTimeouts("finishAll", () -> impatient.finishAll(List.of(claim), "r"));
+                failsWithinTenLockTimeouts("fail", () -> impatient.fail(claim, "e"));
+                failsWithinTenLockTimeouts("renew", () -> impatient.renew(claim, Duration.ofSeconds(30)));
+            } finally {
+                holder.rollback();
+            }
+        }
+        assertThat(impatient.finishAll(List.of(claim), "r").finished())
+                .as("once the row is free, the claim finishes")
+                .containsExactly(claim);
+    }
+
+    /** Asserts that {@code call} fails with a StoreException, preempting it if it still waits after 5 s. */
+    private static void failsWithinTenLockTimeouts(
+            String what, org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+        assertTimeoutPreemptively(
+                Duration.ofSeconds(5),
+                () -> assertThatThrownBy(call).as(what).isInstanceOf(StoreException.class),
+                what + " still waited for the locked row after 5 s (10 lock timeouts)");
     }
 
     @Test

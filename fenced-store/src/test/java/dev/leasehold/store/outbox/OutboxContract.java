@@ -108,6 +108,26 @@ abstract class OutboxContract {
 
     // ---- recording ------------------------------------------------------------------------------------------
 
+    /**
+     * Issue 21, defect 7: two keys that differ only by a trailing blank are two intents. On MariaDB with
+     * {@code utf8mb4_bin} (PAD SPACE) the second was taken for the first (a conflicting payload, refused).
+     */
+    @Test
+    void keysThatDifferOnlyByATrailingBlankStayTwoIntents() {
+        gate.advance(RESOURCE, 33);
+        IdempotencyKey plain = IdempotencyKey.of("billing", "c1", "2026-11");
+        IdempotencyKey blank = IdempotencyKey.of("billing", "c1", "2026-11 ");
+        assertThat(outbox.record(RESOURCE, 33, OutboxIntent.of(plain, "payments", "{\"n\":1}")))
+                .isEqualTo(RecordOutcome.RECORDED);
+        assertThat(outbox.record(RESOURCE, 33, OutboxIntent.of(blank, "payments", "{\"n\":2}")))
+                .isEqualTo(RecordOutcome.RECORDED);
+        assertThat(outbox.state(plain)).get().satisfies(s -> assertThat(s.payload())
+                .isEqualTo("{\"n\":1}"));
+        assertThat(outbox.state(blank)).get().satisfies(s -> assertThat(s.payload())
+                .isEqualTo("{\"n\":2}"));
+        assertThat(outbox.stats()).isEqualTo(new OutboxStats(2, 0, 0, 0));
+    }
+
     @Test
     void aKeyIsRecordedOnceAndEveryLaterIntentWithItIsANoOpThatSaysSo() {
         gate.advance(RESOURCE, 33);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leasehold.store.FencedSchema;
+import dev.leasehold.store.StoreConfig;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -154,5 +155,40 @@ abstract class SlotZonesContract {
                 day.plusDays(1).atStartOfDay(NEW_YORK).toInstant(),
                 HOUR,
                 NEW_YORK);
+    }
+    /**
+     * Issue 21, defect 4, for slots: with another connection holding the slot's row (SELECT ... FOR UPDATE in an open
+     * transaction) and a 500 ms lock timeout (1 s on MariaDB), renew and complete fail with a StoreException within
+     * 5 s each (10 lock timeouts) instead of waiting for the row.
+     */
+    @Test
+    void renewAndCompleteOnALockedSlotFailWithinTheLockTimeout() throws SQLException {
+        DataSource ds = dataSource();
+        SlotRuns impatient = new SlotRuns(ds, StoreConfig.defaults().withLockTimeout(Duration.ofMillis(500)));
+        SlotClaim claim = impatient
+                .tryClaim("locked", Instant.parse("2026-03-01T00:00:00Z"), "r", LEASE)
+                .orElseThrow();
+        try (Connection holder = ds.getConnection()) {
+            holder.setAutoCommit(false);
+            try (Statement s = holder.createStatement()) {
+                s.executeQuery("SELECT job FROM leasehold_slot_runs WHERE job = 'locked' FOR UPDATE")
+                        .close();
+            }
+            try {
+                failsWithinTenLockTimeouts("renew", () -> impatient.renew(claim, LEASE));
+                failsWithinTenLockTimeouts("complete", () -> impatient.complete(claim, "done"));
+            } finally {
+                holder.rollback();
+            }
+        }
+        assertThat(impatient.complete(claim, "done")).as("once the row is free").isTrue();
+    }
+
+    private static void failsWithinTenLockTimeouts(
+            String what, org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                Duration.ofSeconds(5),
+                () -> assertThatThrownBy(call).as(what).isInstanceOf(dev.leasehold.store.StoreException.class),
+                what + " still waited for the locked row after 5 s (10 lock timeouts)");
     }
 }

@@ -26,8 +26,10 @@ import java.util.Set;
  *   <li>Time: {@code DATETIME(6)} holding UTC, from {@code UTC_TIMESTAMP(6)} (the database clock, microseconds);
  *       never {@code TIMESTAMP}, which ends in 2038 and converts through the session time zone. {@link Jdbc} reads
  *       and binds such columns as UTC.</li>
- *   <li>Keys: every table is {@code utf8mb4} with the binary collation {@code utf8mb4_bin}: with the default
- *       case-insensitive collation "Billing" and "billing" would be one fence. Payloads are {@code MEDIUMTEXT}.</li>
+ *   <li>Keys: every table is {@code utf8mb4} with a binary NO PAD collation ({@code utf8mb4_nopad_bin}, on MySQL
+ *       {@code utf8mb4_0900_bin}; schema version 5 converts tables made before): with the default case-insensitive
+ *       collation "Billing" and "billing" would be one fence, with the PAD SPACE {@code utf8mb4_bin} "billing" and
+ *       "billing ". Payloads are {@code MEDIUMTEXT}.</li>
  *   <li>Insert-if-absent is a plain INSERT; a duplicate key (error 1062, SQLState 23000) is a lost race. Not
  *       {@code INSERT IGNORE} (it turns other errors into warnings too) and not a no-op
  *       {@code ON DUPLICATE KEY UPDATE} (with found-rows semantics it reports 1 row, and a gate would pass).</li>
@@ -182,7 +184,30 @@ public final class MariaDbDialect extends SqlDialect {
 
     @Override
     public String tableOptions() {
-        return " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin";
+        return " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=" + keyCollation();
+    }
+
+    /**
+     * A binary collation that does NOT pad: {@code utf8mb4_bin} is PAD SPACE, so "billing" and "billing " would be
+     * one key (issue 21, defect 7). MariaDB (10.2 and later) calls it {@code utf8mb4_nopad_bin}; MySQL 8.0
+     * {@code utf8mb4_0900_bin}.
+     */
+    private String keyCollation() {
+        return database == Database.MYSQL ? "utf8mb4_0900_bin" : "utf8mb4_nopad_bin";
+    }
+
+    /** Schema version 5: every table of the store (and so every key column) converted to {@link #keyCollation()}. */
+    @Override
+    protected List<String> exactKeys() {
+        return java.util.stream.Stream.of(
+                        tables.fence(),
+                        tables.fenceRebase(),
+                        tables.fenceHistory(),
+                        tables.batches(),
+                        tables.slotRuns(),
+                        tables.outbox())
+                .map(table -> "ALTER TABLE " + table + " CONVERT TO CHARACTER SET utf8mb4 COLLATE " + keyCollation())
+                .toList();
     }
 
     @Override

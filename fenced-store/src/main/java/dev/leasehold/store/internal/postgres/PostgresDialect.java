@@ -10,8 +10,6 @@ import dev.leasehold.store.internal.SqlDialect;
 import dev.leasehold.store.internal.Tables;
 import dev.leasehold.store.internal.TxDialect;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Comparator;
@@ -206,23 +204,15 @@ public final class PostgresDialect extends SqlDialect {
                 + " CAST(? AS BIGINT[])) AS given(given_id, given_fence) ON id = given_id AND fence = given_fence"
                 + " WHERE status = 'processing' ORDER BY id FOR UPDATE OF " + batches + ") "
                 + finishSet() + " WHERE id IN (SELECT id FROM locked) RETURNING id";
-        try (PreparedStatement statement = tx.prepareStatement(sql)) {
-            statement.setArray(
-                    1,
-                    tx.createArrayOf(
-                            "varchar", claims.stream().map(BatchKey::batchId).toArray()));
-            statement.setArray(
-                    2,
-                    tx.createArrayOf(
-                            "bigint", claims.stream().map(BatchKey::fence).toArray()));
-            statement.setString(3, result);
-            Set<String> finished = new HashSet<>();
-            try (ResultSet rows = statement.executeQuery()) {
-                while (rows.next()) {
-                    finished.add(rows.getString("id"));
-                }
-            }
-            return finished;
-        }
+        // Through Jdbc.query, like every store statement, so that it carries the transaction's settings (lock
+        // timeout, isolation) in auto-commit mode too (issue 21, defect 4: a bare prepareStatement did not). The
+        // arrays travel as Java arrays, which PgJDBC binds as varchar[] and int8[].
+        return new HashSet<>(Jdbc.query(
+                tx,
+                sql,
+                row -> row.getString("id"),
+                claims.stream().map(BatchKey::batchId).toArray(String[]::new),
+                claims.stream().map(BatchKey::fence).toArray(Long[]::new),
+                result));
     }
 }
