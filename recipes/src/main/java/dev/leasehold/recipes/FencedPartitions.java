@@ -2,9 +2,7 @@ package dev.leasehold.recipes;
 
 import java.io.Closeable;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,7 +24,6 @@ import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,7 +64,8 @@ import org.slf4j.LoggerFactory;
  * ZooKeeper or Curator thread and never under a lock.
  *
  * <p>Why one file of more than 300 lines: the recipe is meant to be copied as its own files plus the token type, so
- * its lifecycle and its one reconciling step stay here.
+ * its lifecycle and its one reconciling step stay here; the work on one partition (our node of it, its grant, its
+ * release and the listener's calls) is in {@code HeldPartitions}.
  */
 public final class FencedPartitions implements Closeable {
 
@@ -86,8 +84,9 @@ public final class FencedPartitions implements Closeable {
     private final String path;
     private final String memberId;
     private final int partitionCount;
-    private final FencedPartitionListener listener;
     private final PartitionNodes zk;
+    /** Our node of each partition, its grant and the listener's calls; the recipe's thread only. */
+    private final HeldPartitions held;
     /** Stored in our member node beside the id: tells our own node from a duplicate's. */
     private final String instance = java.util.UUID.randomUUID().toString();
 
@@ -106,7 +105,6 @@ public final class FencedPartitions implements Closeable {
     private final AtomicLong retries = new AtomicLong();
 
     // The recipe thread's own state.
-    private final Map<Integer, PartitionNodes.Own> nodes = new HashMap<>();
     private volatile long session;
     private boolean memberNode;
     private List<String> members = List.of();
@@ -153,8 +151,17 @@ public final class FencedPartitions implements Closeable {
                     + ", was " + partitionCount);
         }
         this.partitionCount = partitionCount;
-        this.listener = ElectionNodes.requireArgument(listener, "listener");
+        ElectionNodes.requireArgument(listener, "listener");
         this.zk = new PartitionNodes(client, path);
+        this.held = new HeldPartitions(
+                client,
+                zk,
+                memberId,
+                listener,
+                grants,
+                leaseWatcher,
+                () -> lifecycle.get() == Lifecycle.STARTED,
+                this::queueStep);
         this.events = new RecipeThread("leasehold-partitions-" + memberId);
     }
 
@@ -287,7 +294,7 @@ public final class FencedPartitions implements Closeable {
     // ---- the recipe's thread ---------------------------------------------------------------------------------
 
     private void leave() {
-        tellLosses();
+        held.tellLosses();
         if (memberNode && session == ElectionNodes.sessionId(client)) {
             try {
                 zk.deleteMember(memberId);
@@ -295,22 +302,12 @@ public final class FencedPartitions implements Closeable {
                 log.warn("[{}] close: {}", memberId, e.getMessage());
             }
         }
-        for (Integer p : new ArrayList<>(nodes.keySet())) {
-            release(p, LossCause.CLOSED);
-        }
-    }
-
-    /** Tells the listener of tokens withdrawn on other threads (SUSPENDED, LOST), in the order they were. */
-    private void tellLosses() {
-        for (PartitionGrants.Loss loss = grants.nextLoss(); loss != null; loss = grants.nextLoss()) {
-            PartitionGrants.Loss told = loss;
-            call(() -> listener.lost(told.partition(), told.token(), told.cause()), told.partition(), told.token());
-        }
+        held.releaseAll(LossCause.CLOSED);
     }
 
     private void step() {
         stepQueued.set(false);
-        tellLosses();
+        held.tellLosses();
         if (lifecycle.get() != Lifecycle.STARTED || !ElectionNodes.isConnected(client)) {
             return; // disconnected: RECONNECTED queues the next step (a step would block in Curator's retries)
         }
@@ -339,8 +336,8 @@ public final class FencedPartitions implements Closeable {
         long current = ElectionNodes.sessionId(client);
         if (current != session) { // a new session: the old one's nodes are not ours (they die with it)
             withdrawAll(LossCause.LOST); // Curator may tell LOST after the new session is already here
-            tellLosses();
-            nodes.clear();
+            held.tellLosses();
+            held.forgetNodes();
             memberNode = false;
             session = current;
             checkAll.set(true);
@@ -362,7 +359,7 @@ public final class FencedPartitions implements Closeable {
                     path,
                     stored.assignment().partitionCount(),
                     partitionCount);
-            releaseAll(LossCause.REBALANCED);
+            held.releaseAll(LossCause.REBALANCED);
             return;
         }
         if (!members.isEmpty() && memberId.equals(new TreeSet<>(members).first())) {
@@ -370,9 +367,9 @@ public final class FencedPartitions implements Closeable {
         }
         SortedSet<Integer> wanted =
                 stored == null ? new TreeSet<>() : stored.assignment().partitionsOf(memberId);
-        for (Integer p : new ArrayList<>(nodes.keySet())) {
+        for (Integer p : held.partitions()) {
             if (!wanted.contains(p)) {
-                release(p, LossCause.REBALANCED);
+                held.release(p, LossCause.REBALANCED);
             }
         }
         Set<Integer> changed = new TreeSet<>(partitionsChanged);
@@ -381,11 +378,10 @@ public final class FencedPartitions implements Closeable {
             if (lifecycle.get() != Lifecycle.STARTED) {
                 return;
             }
-            if (!nodes.containsKey(p)) {
-                nodes.put(p, zk.createLease(p, memberId));
-                acquire(p);
+            if (!held.hasNode(p)) {
+                held.join(p);
             } else if (all || changed.contains(p)) { // else its predecessor's watch will tell us
-                acquire(p);
+                held.acquire(p);
             }
         }
     }
@@ -433,75 +429,6 @@ public final class FencedPartitions implements Closeable {
         throw new IllegalStateException("the target at " + zk.assignmentPath() + " kept changing under us");
     }
 
-    /** Checks our node of {@code p}: grants p if it is the lowest and ours, else waits on its predecessor. */
-    private void acquire(int p) throws Exception {
-        long before = grants.generation();
-        PartitionNodes.Own own = nodes.get(p);
-        PartitionNodes.Check check = zk.check(p, own, leaseWatcher);
-        if (check.gone()) {
-            withdraw(p, LossCause.NODE_GONE);
-            nodes.remove(p);
-            queueStep(); // created again on the next step
-            return;
-        }
-        if (!check.holds() || grants.holds(p)) {
-            return;
-        }
-        Stat stat = new Stat();
-        stat.setCzxid(own.czxid());
-        stat.setEphemeralOwner(own.owner());
-        ElectionNodes.Read read = ElectionNodes.ownSelectorToken(client, own.path(), stat, memberId);
-        if (!read.isGranted()) {
-            log.warn("[{}] partition {}: no token: {}", memberId, p, read.refusal());
-            nodes.remove(p);
-            zk.deleteLease(own);
-            queueStep();
-            return;
-        }
-        if (lifecycle.get() != Lifecycle.STARTED || !grants.grant(p, read.token(), own.owner(), before)) {
-            return; // withdrawn (SUSPENDED, LOST) or closed while we checked: the next step checks again
-        }
-        log.debug("[{}] partition {} acquired with {}", memberId, p, read.token());
-        call(() -> listener.acquired(p, read.token()), p, read.token());
-    }
-
-    /** Withdraws the token of {@code p} (if held), tells the listener, and only then deletes our node. */
-    private void release(int p, LossCause cause) {
-        withdraw(p, cause);
-        PartitionNodes.Own own = nodes.remove(p);
-        if (own != null && own.owner() == ElectionNodes.sessionId(client)) {
-            try {
-                zk.deleteLease(own);
-            } catch (RuntimeException e) {
-                log.warn("[{}] partition {}: {}", memberId, p, e.getMessage());
-            }
-        }
-    }
-
-    private void releaseAll(LossCause cause) {
-        for (Integer p : new ArrayList<>(nodes.keySet())) {
-            release(p, cause);
-        }
-    }
-
-    private void withdraw(int p, LossCause cause) {
-        FencingToken token = grants.withdraw(p);
-        if (token != null) {
-            log.debug("[{}] partition {} lost ({}) with {}", memberId, p, cause, token);
-            call(() -> listener.lost(p, token, cause), p, token);
-        }
-    }
-
-    private void call(Runnable call, int partition, FencingToken token) {
-        try {
-            call.run();
-        } catch (VirtualMachineError e) {
-            throw e;
-        } catch (Throwable e) {
-            log.error("[{}] the listener threw for partition {} ({})", memberId, partition, token, e);
-        }
-    }
-
     // ---- ZooKeeper's and Curator's threads: only flags, swaps and queueing --------------------------------------
 
     private void onConnectionStateChanged(ConnectionState state) {
@@ -525,7 +452,7 @@ public final class FencedPartitions implements Closeable {
         int count = grants.withdrawAll(cause, ElectionNodes.sessionId(client), ElectionNodes.isConnected(client));
         if (count > 0) {
             log.warn("[{}] {}: {} partitions withdrawn", memberId, cause, count);
-            events.execute(this::tellLosses);
+            events.execute(held::tellLosses);
         }
     }
 

@@ -1,0 +1,153 @@
+package dev.leasehold.recipes;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorWatcher;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The partitions a {@link FencedPartitions} member takes part in, one at a time: its node of each, the check that
+ * grants a partition's token, the release that withdraws it, and the listener's calls. Package-private: copied with
+ * the recipe.
+ *
+ * <p>Thread-safety: the recipe's own thread only (the tokens it grants are in the shared {@link PartitionGrants}).
+ */
+final class HeldPartitions {
+
+    private static final Logger log = LoggerFactory.getLogger(FencedPartitions.class);
+
+    private final CuratorFramework client;
+    private final PartitionNodes zk;
+    private final String memberId;
+    private final FencedPartitionListener listener;
+    private final PartitionGrants grants;
+    private final CuratorWatcher leaseWatcher;
+    /** {@code true} while the recipe is started (a grant is made only then). */
+    private final BooleanSupplier started;
+    /** Queues the recipe's next step. */
+    private final Runnable queueStep;
+    /** Our node of each partition we take part in. */
+    private final Map<Integer, PartitionNodes.Own> nodes = new HashMap<>();
+
+    HeldPartitions(
+            CuratorFramework client,
+            PartitionNodes zk,
+            String memberId,
+            FencedPartitionListener listener,
+            PartitionGrants grants,
+            CuratorWatcher leaseWatcher,
+            BooleanSupplier started,
+            Runnable queueStep) {
+        this.client = client;
+        this.zk = zk;
+        this.memberId = memberId;
+        this.listener = listener;
+        this.grants = grants;
+        this.leaseWatcher = leaseWatcher;
+        this.started = started;
+        this.queueStep = queueStep;
+    }
+
+    /** @return the partitions we have a node of, a copy */
+    List<Integer> partitions() {
+        return new ArrayList<>(nodes.keySet());
+    }
+
+    boolean hasNode(int p) {
+        return nodes.containsKey(p);
+    }
+
+    /** Creates our node of {@code p}, then checks it. */
+    void join(int p) throws Exception {
+        nodes.put(p, zk.createLease(p, memberId));
+        acquire(p);
+    }
+
+    /** Forgets every node (they belong to an old session and die with it). */
+    void forgetNodes() {
+        nodes.clear();
+    }
+
+    /** Tells the listener of tokens withdrawn on other threads (SUSPENDED, LOST), in the order they were. */
+    void tellLosses() {
+        for (PartitionGrants.Loss loss = grants.nextLoss(); loss != null; loss = grants.nextLoss()) {
+            PartitionGrants.Loss told = loss;
+            call(() -> listener.lost(told.partition(), told.token(), told.cause()), told.partition(), told.token());
+        }
+    }
+
+    /** Checks our node of {@code p}: grants p if it is the lowest and ours, else waits on its predecessor. */
+    void acquire(int p) throws Exception {
+        long before = grants.generation();
+        PartitionNodes.Own own = nodes.get(p);
+        PartitionNodes.Check check = zk.check(p, own, leaseWatcher);
+        if (check.gone()) {
+            withdraw(p, LossCause.NODE_GONE);
+            nodes.remove(p);
+            queueStep.run(); // created again on the next step
+            return;
+        }
+        if (!check.holds() || grants.holds(p)) {
+            return;
+        }
+        Stat stat = new Stat();
+        stat.setCzxid(own.czxid());
+        stat.setEphemeralOwner(own.owner());
+        ElectionNodes.Read read = ElectionNodes.ownSelectorToken(client, own.path(), stat, memberId);
+        if (!read.isGranted()) {
+            log.warn("[{}] partition {}: no token: {}", memberId, p, read.refusal());
+            nodes.remove(p);
+            zk.deleteLease(own);
+            queueStep.run();
+            return;
+        }
+        if (!started.getAsBoolean() || !grants.grant(p, read.token(), own.owner(), before)) {
+            return; // withdrawn (SUSPENDED, LOST) or closed while we checked: the next step checks again
+        }
+        log.debug("[{}] partition {} acquired with {}", memberId, p, read.token());
+        call(() -> listener.acquired(p, read.token()), p, read.token());
+    }
+
+    /** Withdraws the token of {@code p} (if held), tells the listener, and only then deletes our node. */
+    void release(int p, LossCause cause) {
+        withdraw(p, cause);
+        PartitionNodes.Own own = nodes.remove(p);
+        if (own != null && own.owner() == ElectionNodes.sessionId(client)) {
+            try {
+                zk.deleteLease(own);
+            } catch (RuntimeException e) {
+                log.warn("[{}] partition {}: {}", memberId, p, e.getMessage());
+            }
+        }
+    }
+
+    void releaseAll(LossCause cause) {
+        for (Integer p : partitions()) {
+            release(p, cause);
+        }
+    }
+
+    private void withdraw(int p, LossCause cause) {
+        FencingToken token = grants.withdraw(p);
+        if (token != null) {
+            log.debug("[{}] partition {} lost ({}) with {}", memberId, p, cause, token);
+            call(() -> listener.lost(p, token, cause), p, token);
+        }
+    }
+
+    private void call(Runnable call, int partition, FencingToken token) {
+        try {
+            call.run();
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) {
+            log.error("[{}] the listener threw for partition {} ({})", memberId, partition, token, e);
+        }
+    }
+}
