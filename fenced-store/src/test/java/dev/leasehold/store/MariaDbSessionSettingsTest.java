@@ -130,11 +130,13 @@ class MariaDbSessionSettingsTest {
     /**
      * The same insert as a plain JDBC transaction ({@code setAutoCommit(false)}, INSERT, COMMIT,
      * {@code setAutoCommit(true)}: four statements) and through the gate with a token it has seen pass (the settings
-     * and auto-commit in one SET, the shared check, the INSERT, COMMIT, one SET back: five). Before issue 24 the gate
+     * and auto-commit in one SET, the shared check, the INSERT, COMMIT, one SET back: five), plus issue 21's two
+     * statements that prove the statement did not end the gate's transaction (a savepoint after the check, checked
+     * before the commit): seven, for {@code write} and for {@code update} alike. Before issue 24 the gate
      * also read, set and restored the isolation and the lock wait timeout one statement at a time.
      */
     @Test
-    void aFencedWriteSendsOneStatementMoreThanThePlainTransaction() throws SQLException {
+    void aFencedWriteOrUpdateSendsThreeStatementsMoreThanThePlainTransaction() throws SQLException {
         FenceGate gate = new FenceGate(one);
         gate.advance("counted", 3);
 
@@ -154,8 +156,8 @@ class MariaDbSessionSettingsTest {
         long update = statements() - before - 1;
 
         assertThat(plain).isEqualTo(4);
-        assertThat(fenced).as("gate.write").isEqualTo(plain + 1);
-        assertThat(update).as("gate.update").isEqualTo(plain + 1);
+        assertThat(fenced).as("gate.write").isEqualTo(plain + 3);
+        assertThat(update).as("gate.update").isEqualTo(plain + 3);
     }
 
     private static void insert(Connection tx, String note) throws SQLException {
