@@ -12,7 +12,6 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 /**
@@ -150,12 +149,7 @@ final class DbLeaseScenario implements Scenario {
                     newToken > oldToken && landed == 0,
                     "B's token above A's, A's late write refused, no stale write in the ledger");
         } finally {
-            for (Process process : processes.values()) {
-                process.destroyForcibly();
-            }
-            for (Process process : processes.values()) {
-                process.waitFor(10, TimeUnit.SECONDS);
-            }
+            RealPauseScenario.killAll(processes.values());
             cleanup.close();
             env.dropTables(ds, prefix);
         }

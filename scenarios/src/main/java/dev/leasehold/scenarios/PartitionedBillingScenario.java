@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 
@@ -245,12 +244,7 @@ final class PartitionedBillingScenario implements Scenario {
                             ? "every late charge refused and no customer charged twice"
                             : "the thawed instance charges customers the new owners already charged");
         } finally {
-            for (Process process : processes.values()) {
-                process.destroyForcibly();
-            }
-            for (Process process : processes.values()) {
-                process.waitFor(10, TimeUnit.SECONDS);
-            }
+            RealPauseScenario.killAll(processes.values());
             cleanup.close();
             env.dropTables(ds, prefix);
         }

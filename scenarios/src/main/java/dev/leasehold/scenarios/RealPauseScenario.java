@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -196,12 +197,7 @@ final class RealPauseScenario implements Scenario {
                             ? "the thawed leader's write rejected and no stale write in the ledger"
                             : "the thawed leader's stale write lands after the new leader's");
         } finally {
-            for (Process process : processes.values()) {
-                process.destroyForcibly();
-            }
-            for (Process process : processes.values()) {
-                process.waitFor(10, TimeUnit.SECONDS);
-            }
+            killAll(processes.values());
             cleanup.close();
             env.dropTables(ds, prefix);
         }
@@ -215,6 +211,16 @@ final class RealPauseScenario implements Scenario {
                         .withCredentials(env.user(), env.password())
                         .withFenced(fenced)
                         .toArgs());
+    }
+
+    /** Kills every child JVM, then waits (at most 10 s each) until it is gone: each scenario's teardown. */
+    static void killAll(Collection<Process> processes) throws InterruptedException {
+        for (Process process : processes) {
+            process.destroyForcibly();
+        }
+        for (Process process : processes) {
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
     }
 
     static void pipe(String child, Process process, Children children) {
