@@ -89,7 +89,10 @@ public final class Jdbc {
      * Statements each committed on its own, as in auto-commit mode, each still at READ COMMITTED with the lock
      * timeout (on PostgreSQL each travels in a transaction block of its own, in one round trip). If the pool hands
      * out connections with auto-commit off, the body runs in one transaction instead. Retried after a
-     * serialization failure or deadlock like any store statement: each statement must be safe to run again.
+     * serialization failure or deadlock like any store statement: each statement must be safe to run again. A
+     * connection lost once a statement that may change data ({@link #update}, {@link #updates},
+     * {@link #checkedUpdate}, a {@link #query} that is not a SELECT) was sent is a
+     * {@link CommitOutcomeUnknownException}: in auto-commit mode it committed when it ran, and it may have run.
      */
     public <T> T withConnection(String operation, Body<T> body) {
         return run(operation, body, null, true);

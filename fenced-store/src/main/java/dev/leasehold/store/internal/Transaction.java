@@ -212,7 +212,7 @@ final class Transaction {
 
     /** What was lost when a statement committed on its own lost its answer. */
     static final String STATEMENT_ANSWER_LOST =
-            "the connection was lost after a statement that commits on its own" + " (auto-commit) was sent";
+            "the connection was lost after a statement that commits on its own (auto-commit) was sent";
 
     private static StoreException failure(String operation, SQLException e) {
         if (SqlStates.sharedServerStatement(e)) {
