@@ -15,9 +15,11 @@ import java.sql.Statement;
  * <ul>
  *   <li>{@link #once}: in a transaction, the settings go with the first statement; anything else done on the
  *       connection before that sends them on their own first;</li>
- *   <li>{@link #each}: in auto-commit mode, every statement is wrapped in its own transaction block; a statement
- *       made on it other than through {@link Jdbc}'s helpers (which take the wrap) is refused, since it would run
- *       without the settings (issue 21, defect 4).</li>
+ *   <li>{@link #each}: in auto-commit mode, every statement is wrapped in its own transaction block (on PostgreSQL;
+ *       elsewhere the settings are the session's and the wrap is empty), and the connection remembers whether a
+ *       statement that may change data was sent ({@link #wrote}: if its answer is lost, it may have committed; issue
+ *       21, defect 3); a statement made on it other than through {@link Jdbc}'s helpers (which take the wrap) is
+ *       refused, since it would run without the settings and unseen (issue 21, defect 4).</li>
  * </ul>
  * Confined to the thread that runs the transaction.
  */
