@@ -314,8 +314,10 @@ public final class FenceGate {
         try {
             return Jdbc.checkedUpdate(tx, check.get(), sql, all);
         } catch (SQLException e) {
-            if (tx.getAutoCommit() && SqlStates.of(e) == SqlStates.Kind.CONNECTION_LOST) {
-                throw new CommitOutcomeUnknownException(operation, e); // the COMMIT went in the same round trip
+            if (SqlStates.of(e) == SqlStates.Kind.CONNECTION_LOST) {
+                // in auto-commit the COMMIT went in the same round trip: the store reports an unknown outcome (the
+                // connection is closed by now, so its auto-commit cannot be asked here); in a transaction, a retry
+                throw e;
             }
             if (!TxDialect.REFUSED_STATE.equals(e.getSQLState())) {
                 throw e;

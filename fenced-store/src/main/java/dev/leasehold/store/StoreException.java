@@ -7,11 +7,13 @@ import java.sql.SQLException;
  * The database failed (or the work run inside a fenced transaction failed with an {@link SQLException}). The
  * message names the operation and says what happened; the {@link SQLException}, if any, is the cause. Nothing of the
  * operation was kept: the transaction was rolled back (except {@link CommitOutcomeUnknownException}, whose commit
- * failed and whose outcome is therefore unknown).
+ * failed, or whose statement that commits on its own lost its answer, and whose outcome is therefore unknown).
  *
  * <p>{@link #retryable()} says whether making the same call again may succeed: true for serialization failures,
- * deadlocks, lock timeouts ({@link StoreConfig#lockTimeout()}) and lost connections. The store already retried
- * serialization failures and deadlocks of its own statements a few times before giving up.
+ * deadlocks, lock timeouts ({@link StoreConfig#lockTimeout()}) and lost connections (a connection lost after a
+ * statement that commits on its own was sent is a {@link CommitOutcomeUnknownException} instead, never retryable).
+ * The store already retried serialization failures and deadlocks of its own statements a few times before giving
+ * up.
  *
  * <p>Thread-safety: immutable once thrown, like any exception that nobody calls {@code addSuppressed} on.
  */

@@ -679,6 +679,77 @@ abstract class FencedStoreContract {
         assertThat(otherGate.highestToken("shared-name")).isEqualTo(OptionalLong.of(3));
     }
 
+    /**
+     * Issue 21: every gate statement on a locked mark keeps the configured lock timeout. Another connection holds the
+     * resource's mark (SELECT ... FOR UPDATE in an open transaction, a paused leader's transaction); with a 200 ms
+     * lock timeout (1 s on MariaDB, which counts seconds) each of write, call, update (the two-step path of a new
+     * token and the short path of a token the gate saw pass), advance and rebase must fail with a retryable
+     * StoreException that says "a lock timeout", within 5 s each (the data source's own lock timeout is 10 s). Once
+     * the row is free they pass.
+     */
+    @Test
+    void everyGateStatementOnALockedMarkFailsWithinTheLockTimeout() throws SQLException {
+        FenceGate impatient = new FenceGate(ds, StoreConfig.defaults().withLockTimeout(Duration.ofMillis(200)));
+        impatient.advance("ledger", 5); // the gate saw 5 pass: its update of 5 takes the short path
+        try (Connection holder = ds.getConnection()) {
+            holder.setAutoCommit(false);
+            try (Statement s = holder.createStatement()) {
+                s.executeQuery("SELECT token FROM leasehold_fence WHERE resource = 'ledger' FOR UPDATE")
+                        .close();
+            }
+            try {
+                String insert = "INSERT INTO " + WRITES + " (resource, token, note) VALUES (?, ?, ?)";
+                lockTimeoutWithin5s("write", () -> impatient.write("ledger", 6, tx -> fail(tx)));
+                lockTimeoutWithin5s("call", () -> impatient.call("ledger", 6, tx -> fail(tx)));
+                lockTimeoutWithin5s(
+                        "update (new token)", () -> impatient.update("ledger", 6, insert, "ledger", 6, "n"));
+                lockTimeoutWithin5s(
+                        "update (seen token)", () -> impatient.update("ledger", 5, insert, "ledger", 5, "s"));
+                lockTimeoutWithin5s("advance", () -> impatient.advance("ledger", 7));
+                lockTimeoutWithin5s("rebase", () -> impatient.rebase("ledger", 1, "ops", "test"));
+            } finally {
+                holder.rollback();
+            }
+        }
+        assertThat(impatient.update(
+                        "ledger", 5, "INSERT INTO " + WRITES + " (resource, token) VALUES (?, ?)", "after", 5))
+                .as("once the row is free, the write passes")
+                .isEqualTo(1);
+        assertThat(writesOf("ledger"))
+                .as("nothing of the timed-out calls was kept")
+                .isEmpty();
+    }
+
+    /** Work that must never run: the check before it must have failed. */
+    private static Void fail(Connection tx) {
+        throw new AssertionError("the work ran although the mark was locked");
+    }
+
+    /** Asserts that {@code call} fails with a retryable lock timeout, preempting it if it still waits after 5 s. */
+    private static void lockTimeoutWithin5s(String what, org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                Duration.ofSeconds(5),
+                () -> assertThatThrownBy(call).as(what).isInstanceOfSatisfying(StoreException.class, e -> {
+                    assertThat(e.retryable()).as(what + " retryable").isTrue();
+                    assertThat(e).as(what).hasMessageContaining("failed: a lock timeout");
+                }),
+                what + " still waited for the locked mark after 5 s (10 lock timeouts)");
+    }
+
+    private List<String> writesOf(String resource) throws SQLException {
+        List<String> notes = new ArrayList<>();
+        try (Connection c = ds.getConnection();
+                PreparedStatement p = c.prepareStatement("SELECT note FROM " + WRITES + " WHERE resource = ?")) {
+            p.setString(1, resource);
+            try (ResultSet rs = p.executeQuery()) {
+                while (rs.next()) {
+                    notes.add(rs.getString(1));
+                }
+            }
+        }
+        return notes;
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             if (!latch.await(30, TimeUnit.SECONDS)) {

@@ -1,8 +1,10 @@
 package dev.leasehold.store.claims;
 
 import dev.leasehold.store.ClaimOutcome;
+import dev.leasehold.store.CommitOutcomeUnknownException;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.StoreException;
 import dev.leasehold.store.internal.Args;
 import dev.leasehold.store.internal.BatchKey;
 import dev.leasehold.store.internal.BatchRow;
@@ -46,6 +48,16 @@ import javax.sql.DataSource;
  *
  * <p>Every decision (claimed, empty, finished, lost, ...) is told to {@link StoreConfig#listener()} after the call
  * ended.
+ *
+ * <p>Failures. A {@link StoreException} whose {@link StoreException#retryable()} is true (a lock timeout, a
+ * deadlock, a lost connection) kept nothing: the same call may be made again. IMPORTANT: in auto-commit mode each of
+ * {@link #enqueue}, {@link #finish}, {@link #fail}, {@link #renew} (and on PostgreSQL
+ * {@link #claimNext}, {@link #claimUpTo}, {@link #finishAll}, each one statement) commits on its own as the server
+ * runs it; if the connection is lost after it was sent, the call throws {@link CommitOutcomeUnknownException}
+ * (never retryable): it may have been committed. Do not simply retry (a {@code finish} that committed, made again,
+ * returns {@code false}); read {@link #state} and carry on from what it says. A claim whose outcome is unknown and
+ * that did commit is held until its lease ends, then claimed again as its next attempt. {@link #purgeFinished} may
+ * throw it too, and may simply be called again: it deletes what is left.
  *
  * <p>A lease bounds how long a silent claimer blocks a batch; it does not stop a paused claimer from running on.
  * What stops its results from counting is the fence; what stops an outside system from receiving its work twice is

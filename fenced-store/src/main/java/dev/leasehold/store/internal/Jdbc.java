@@ -89,7 +89,10 @@ public final class Jdbc {
      * Statements each committed on its own, as in auto-commit mode, each still at READ COMMITTED with the lock
      * timeout (on PostgreSQL each travels in a transaction block of its own, in one round trip). If the pool hands
      * out connections with auto-commit off, the body runs in one transaction instead. Retried after a
-     * serialization failure or deadlock like any store statement: each statement must be safe to run again.
+     * serialization failure or deadlock like any store statement: each statement must be safe to run again. A
+     * connection lost once a statement that may change data ({@link #update}, {@link #updates},
+     * {@link #checkedUpdate}, a {@link #query} that is not a SELECT) was sent is a
+     * {@link CommitOutcomeUnknownException}: in auto-commit mode it committed when it ran, and it may have run.
      */
     public <T> T withConnection(String operation, Body<T> body) {
         return run(operation, body, null, true);
@@ -118,7 +121,7 @@ public final class Jdbc {
 
     /** Runs an INSERT, UPDATE or DELETE with bound parameters; returns the update count. */
     public static int update(Connection connection, String sql, Object... params) throws SQLException {
-        Prologue.Wrap wrap = Prologue.take(connection);
+        Prologue.Wrap wrap = Prologue.take(connection, true);
         try (PreparedStatement statement = connection.prepareStatement(wrap.before() + sql + wrap.after())) {
             bind(statement, params);
             if (wrap.isEmpty()) {
@@ -143,7 +146,7 @@ public final class Jdbc {
      * {@link IllegalArgumentException}.
      */
     public static int[] updates(Connection connection, List<String> sqls, Object... params) throws SQLException {
-        Prologue.Wrap wrap = Prologue.take(connection);
+        Prologue.Wrap wrap = Prologue.take(connection, true);
         try (PreparedStatement statement =
                 connection.prepareStatement(wrap.before() + String.join("; ", sqls) + wrap.after())) {
             bind(statement, params);
@@ -174,7 +177,7 @@ public final class Jdbc {
      */
     public static int checkedUpdate(Connection connection, String check, String sql, Object... params)
             throws SQLException {
-        Prologue.Wrap wrap = Prologue.take(connection);
+        Prologue.Wrap wrap = Prologue.take(connection, true);
         try (PreparedStatement statement =
                 connection.prepareStatement(wrap.before() + check + "; " + sql + wrap.after())) {
             bind(statement, params);
@@ -196,7 +199,7 @@ public final class Jdbc {
     /** Runs a query (or an UPDATE that returns rows) with bound parameters. */
     public static <T> List<T> query(Connection connection, String sql, Row<T> row, Object... params)
             throws SQLException {
-        Prologue.Wrap wrap = Prologue.take(connection);
+        Prologue.Wrap wrap = Prologue.take(connection, writes(sql));
         try (PreparedStatement statement = connection.prepareStatement(wrap.before() + sql + wrap.after())) {
             bind(statement, params);
             if (!wrap.isEmpty() && !skip(statement, wrap)) {
@@ -216,6 +219,14 @@ public final class Jdbc {
             Prologue.failed(connection);
             throw e;
         }
+    }
+
+    /**
+     * Whether a query may change data: anything but a SELECT (an UPDATE or INSERT with RETURNING, a data-modifying
+     * WITH). A SELECT ... FOR UPDATE locks, but keeps nothing once its own transaction ends.
+     */
+    private static boolean writes(String sql) {
+        return !sql.stripLeading().regionMatches(true, 0, "SELECT", 0, 6);
     }
 
     /** Executes, skips the results of what was sent before the statement; returns whether its result is rows. */

@@ -15,9 +15,11 @@ import java.sql.Statement;
  * <ul>
  *   <li>{@link #once}: in a transaction, the settings go with the first statement; anything else done on the
  *       connection before that sends them on their own first;</li>
- *   <li>{@link #each}: in auto-commit mode, every statement is wrapped in its own transaction block; a statement
- *       made on it other than through {@link Jdbc}'s helpers (which take the wrap) is refused, since it would run
- *       without the settings (issue 21, defect 4).</li>
+ *   <li>{@link #each}: in auto-commit mode, every statement is wrapped in its own transaction block (on PostgreSQL;
+ *       elsewhere the settings are the session's and the wrap is empty), and the connection remembers whether a
+ *       statement that may change data was sent ({@link #wrote}: if its answer is lost, it may have committed; issue
+ *       21, defect 3); a statement made on it other than through {@link Jdbc}'s helpers (which take the wrap) is
+ *       refused, since it would run without the settings and unseen (issue 21, defect 4).</li>
  * </ul>
  * Confined to the thread that runs the transaction.
  */
@@ -38,8 +40,15 @@ final class Prologue implements InvocationHandler {
 
     /** What a connection that carries settings also is. */
     interface Carrier {
-        /** The SQL to send around the caller's next statement. */
-        Wrap takeWrap();
+        /**
+         * The SQL to send around the caller's next statement.
+         *
+         * @param writes whether the statement may change data (each mode remembers that one was sent)
+         */
+        Wrap takeWrap(boolean writes);
+
+        /** Each mode: whether a statement that may change data was sent, each committed on its own. */
+        boolean wrote();
 
         /** Sends pending settings on their own, if any. */
         void flush() throws SQLException;
@@ -54,6 +63,8 @@ final class Prologue implements InvocationHandler {
     private boolean pending = true;
     /** Each mode: a statement may be made only right after {@link #take} handed out the wrap it must carry. */
     private boolean armed;
+    /** Each mode: a statement that may change data was handed its wrap, so it may have run and committed. */
+    private boolean wrote;
 
     private Prologue(Connection target, boolean each, Wrap wrap) {
         this.target = target;
@@ -66,9 +77,13 @@ final class Prologue implements InvocationHandler {
         return prologue.isEmpty() ? target : proxy(new Prologue(target, false, new Wrap(prologue, "")));
     }
 
-    /** A connection in auto-commit mode whose every statement is sent as {@code begin + statement + end}. */
+    /**
+     * A connection in auto-commit mode whose every statement is sent as {@code begin + statement + end} (as it is
+     * where both are empty), and which remembers whether a statement that may change data was sent on it
+     * ({@link #wrote}).
+     */
     static Connection each(Connection target, String begin, String end) {
-        return begin.isEmpty() ? target : proxy(new Prologue(target, true, new Wrap(begin, end)));
+        return proxy(new Prologue(target, true, new Wrap(begin, end)));
     }
 
     private static Connection proxy(Prologue handler) {
@@ -76,9 +91,21 @@ final class Prologue implements InvocationHandler {
                 Prologue.class.getClassLoader(), new Class<?>[] {Connection.class, Carrier.class}, handler);
     }
 
-    /** The SQL to send around the caller's statement on {@code connection}. */
-    static Wrap take(Connection connection) {
-        return connection instanceof Carrier carrier ? carrier.takeWrap() : Wrap.NONE;
+    /**
+     * The SQL to send around the caller's statement on {@code connection}.
+     *
+     * @param writes whether the statement may change data
+     */
+    static Wrap take(Connection connection, boolean writes) {
+        return connection instanceof Carrier carrier ? carrier.takeWrap(writes) : Wrap.NONE;
+    }
+
+    /**
+     * Whether {@code connection} is an {@link #each} connection on which a statement that may change data was sent:
+     * it committed on its own when it ran, so if its answer was lost, whether it ran is unknown.
+     */
+    static boolean wrote(Connection connection) {
+        return connection instanceof Carrier carrier && carrier.wrote();
     }
 
     /**
@@ -104,6 +131,7 @@ final class Prologue implements InvocationHandler {
             case "takeWrap" -> {
                 if (each) {
                     armed = true;
+                    wrote |= (Boolean) args[0];
                     return wrap;
                 }
                 Wrap taken = pending ? wrap : Wrap.NONE;
@@ -114,8 +142,11 @@ final class Prologue implements InvocationHandler {
                 sendPending();
                 return null;
             }
+            case "wrote" -> {
+                return wrote;
+            }
             case "failed" -> {
-                if (each) {
+                if (each && !wrap.before().isEmpty()) {
                     rollbackBlock();
                 }
                 return null;

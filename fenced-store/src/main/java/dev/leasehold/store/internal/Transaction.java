@@ -148,16 +148,23 @@ final class Transaction {
 
     /**
      * Auto-commit: every store statement its own transaction, with the settings. A failed statement's block was
-     * already rolled back by {@link Prologue#failed}.
+     * already rolled back by {@link Prologue#failed}. A connection lost once a statement that may change data was
+     * sent is a {@link CommitOutcomeUnknownException} (issue 21, defect 3): that statement commits on its own when it
+     * runs, and the server may have run it before the answer was lost, so "nothing kept, retry" would be a guess
+     * (a retry of a finish that did commit reports the claim lost; of an enqueue, a duplicate).
      */
     private static Object eachOnItsOwn(
             String operation, Connection connection, TxDialect settings, TxDialect.Restore restore, Jdbc.Body<?> body)
             throws Transient {
+        Connection each = Prologue.each(connection, settings.statementBegin(), settings.statementEnd());
         try {
-            return body.apply(Prologue.each(connection, settings.statementBegin(), settings.statementEnd()));
+            return body.apply(each);
         } catch (SQLException e) {
             if (SqlStates.of(e).retriedByTheStore()) {
                 throw new Transient(e);
+            }
+            if (SqlStates.of(e) == SqlStates.Kind.CONNECTION_LOST && Prologue.wrote(each)) {
+                throw new CommitOutcomeUnknownException(operation, STATEMENT_ANSWER_LOST, e);
             }
             throw failure(operation, e);
         } finally {
@@ -202,6 +209,10 @@ final class Transaction {
             }
         }
     }
+
+    /** What was lost when a statement committed on its own lost its answer. */
+    static final String STATEMENT_ANSWER_LOST =
+            "the connection was lost after a statement that commits on its own (auto-commit) was sent";
 
     private static StoreException failure(String operation, SQLException e) {
         if (SqlStates.sharedServerStatement(e)) {

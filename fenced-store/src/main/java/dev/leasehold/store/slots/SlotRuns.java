@@ -1,8 +1,10 @@
 package dev.leasehold.store.slots;
 
+import dev.leasehold.store.CommitOutcomeUnknownException;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.SlotOutcome;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.StoreException;
 import dev.leasehold.store.internal.Args;
 import dev.leasehold.store.internal.Jdbc;
 import dev.leasehold.store.internal.Retention;
@@ -37,6 +39,14 @@ import javax.sql.DataSource;
  * </ul>
  * Every decision (won, lost the race, taken over, late complete rejected, ...) is told to
  * {@link StoreConfig#listener()} after the call ended.
+ *
+ * <p>Failures. A {@link StoreException} whose {@link StoreException#retryable()} is true kept nothing: the same call
+ * may be made again. IMPORTANT: in auto-commit mode {@link #tryClaim}, {@link #renew} and {@link #complete} commit
+ * on their own as the server runs them; if the connection is lost after the statement was sent,
+ * the call throws {@link CommitOutcomeUnknownException} (never retryable): it may have been committed. Do not simply
+ * retry (a {@code tryClaim} that won, made again, loses to itself); read {@link #state} and carry on from that (the
+ * slot is yours if its runner and fence are those of your claim, fence 1 for a {@code tryClaim}). {@link #purge} may
+ * throw it too, and may simply be called again: it deletes what is left.
  *
  * <p>"Exactly once" is really at-least-once plus idempotence per slot: a slow runner may still be running beside the
  * sweeper; only one of them can complete. Make the lease longer than the p99.9 run time, or {@link #renew} it.

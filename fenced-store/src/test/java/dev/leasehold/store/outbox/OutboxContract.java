@@ -576,6 +576,72 @@ abstract class OutboxContract {
         assertThat(outbox.stats()).isEqualTo(new OutboxStats(0, 0, 0, 0));
     }
 
+    /**
+     * Issue 21: every outbox statement on a locked row keeps the configured lock timeout. Another connection holds
+     * the intents' rows (SELECT ... FOR UPDATE in an open transaction; then the fence's mark); with a 200 ms lock
+     * timeout (1 s on MariaDB, which counts seconds) renew, delivered, failed, requeueDead, purgeDelivered and record
+     * (whose fence check waits on the mark) must each fail with a retryable StoreException that says "a lock
+     * timeout", within 5 s each; a claim skips the locked intent at once. Once the rows are free they pass.
+     */
+    @Test
+    void everyOutboxStatementOnALockedRowFailsWithinTheLockTimeout() throws SQLException {
+        StoreConfig store = StoreConfig.defaults().withLockTimeout(Duration.ofMillis(200));
+        Outbox impatient = new Outbox(ds, store);
+        OutboxRelay relay = new OutboxRelay(ds, "r1", store, QUICK.withMaxAttempts(1));
+        for (String customer : List.of("dead", "delivered", "sending")) { // claimed in this order
+            impatient.record(RESOURCE, 1, charge(customer));
+        }
+        OutboxClaim dead = relay.claimNext().orElseThrow();
+        assertThat(relay.failed(dead, "boom")).isEqualTo(RelayOutcome.DEAD);
+        OutboxClaim delivered = relay.claimNext().orElseThrow();
+        assertThat(relay.delivered(delivered)).isEqualTo(RelayOutcome.DELIVERED);
+        OutboxClaim sending = relay.claimNext().orElseThrow();
+        try (Connection holder = ds.getConnection()) {
+            holder.setAutoCommit(false);
+            try (Statement s = holder.createStatement()) {
+                s.executeQuery("SELECT idem_key FROM leasehold_outbox FOR UPDATE")
+                        .close();
+            }
+            try {
+                lockTimeoutWithin5s("renew", () -> relay.renew(sending));
+                lockTimeoutWithin5s("delivered", () -> relay.delivered(sending));
+                lockTimeoutWithin5s("failed", () -> relay.failed(sending, "e"));
+                lockTimeoutWithin5s("requeueDead", () -> impatient.requeueDead(dead.key()));
+                lockTimeoutWithin5s("purgeDelivered", () -> impatient.purgeDelivered(Duration.ZERO));
+                org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                        Duration.ofSeconds(5), () -> assertThat(new OutboxRelay(ds, "r2", store, QUICK).claimNext())
+                                .as("a claim skips locked intents")
+                                .isEmpty());
+            } finally {
+                holder.rollback();
+            }
+            try (Statement s = holder.createStatement()) {
+                s.executeQuery("SELECT token FROM leasehold_fence FOR UPDATE").close();
+            }
+            try {
+                lockTimeoutWithin5s("record", () -> impatient.record(RESOURCE, 1, charge("late")));
+            } finally {
+                holder.rollback();
+            }
+        }
+        assertThat(relay.delivered(sending)).as("once the rows are free").isEqualTo(RelayOutcome.DELIVERED);
+        assertThat(impatient.requeueDead(dead.key())).isTrue();
+        assertThat(impatient.state(charge("late").key()))
+                .as("the timed-out record kept nothing")
+                .isEmpty();
+    }
+
+    /** Asserts that {@code call} fails with a retryable lock timeout, preempting it if it still waits after 5 s. */
+    private static void lockTimeoutWithin5s(String what, org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                Duration.ofSeconds(5),
+                () -> assertThatThrownBy(call).as(what).isInstanceOfSatisfying(StoreException.class, e -> {
+                    assertThat(e.retryable()).as(what + " retryable").isTrue();
+                    assertThat(e).as(what).hasMessageContaining("failed: a lock timeout");
+                }),
+                what + " still waited for the locked row after 5 s (10 lock timeouts)");
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             if (!latch.await(30, TimeUnit.SECONDS)) {

@@ -39,6 +39,11 @@ public final class SharedPostgres {
         return server().getDatabase(user, database);
     }
 
+    /** The shared server's port on loopback (for a proxy in front of it). */
+    public static synchronized int port() {
+        return server().getPort();
+    }
+
     private static EmbeddedPostgres server() {
         return EmbeddedPostgresSupport.shared();
     }
