@@ -96,8 +96,6 @@ public final class FencedPartitions implements Closeable {
     private final PartitionGrants grants = new PartitionGrants();
     /** The progress deadline of each held partition (off unless set). */
     private final PartitionProgress progress;
-    /** Partitions withdrawn for want of progress, to hand off on the recipe's thread. */
-    private final Set<Integer> stalled = ConcurrentHashMap.newKeySet();
 
     // What woke us; set on ZooKeeper's and Curator's threads, consumed on the recipe's thread.
     private final AtomicBoolean membersChanged = new AtomicBoolean(true);
@@ -157,7 +155,7 @@ public final class FencedPartitions implements Closeable {
         this.partitionCount = partitionCount;
         ElectionNodes.requireArgument(listener, "listener");
         this.zk = new PartitionNodes(client, path);
-        this.progress = new PartitionProgress(partitionCount, this::onStalled);
+        this.progress = new PartitionProgress(partitionCount, memberId, grants, this::queueStep);
         this.held = new HeldPartitions(
                 client,
                 zk,
@@ -259,7 +257,7 @@ public final class FencedPartitions implements Closeable {
      * @throws IllegalArgumentException if {@code partition} is out of range
      */
     public void progress(int partition) {
-        progress.progress(requirePartition(partition));
+        progress.progress(partition);
     }
 
     /**
@@ -271,15 +269,7 @@ public final class FencedPartitions implements Closeable {
      * @throws IllegalArgumentException if {@code partition} is out of range
      */
     public Optional<Duration> sinceProgress(int partition) {
-        return progress.sinceProgress(requirePartition(partition));
-    }
-
-    private int requirePartition(int partition) {
-        if (partition < 0 || partition >= partitionCount) {
-            throw new IllegalArgumentException(
-                    "partition must be from 0 to " + (partitionCount - 1) + ", was " + partition);
-        }
-        return partition;
+        return progress.sinceProgress(partition);
     }
 
     /**
@@ -438,9 +428,9 @@ public final class FencedPartitions implements Closeable {
         if (!members.isEmpty() && memberId.equals(new TreeSet<>(members).first())) {
             writeTarget();
         }
-        for (Integer p : new TreeSet<>(stalled)) {
+        for (Integer p : progress.stalled()) {
             handOff(p);
-            stalled.remove(p);
+            progress.handedOff(p);
         }
         SortedSet<Integer> wanted =
                 stored == null ? new TreeSet<>() : stored.assignment().partitionsOf(memberId);
@@ -551,21 +541,6 @@ public final class FencedPartitions implements Closeable {
         if (count > 0) {
             log.warn("[{}] {}: {} partitions withdrawn", memberId, cause, count);
             events.execute(held::tellLosses);
-        }
-    }
-
-    /** On the progress watches' timer thread; never blocks. A partition's grant made no progress: give it up. */
-    private void onStalled(int partition, FencingToken token, Duration idle) {
-        if (grants.stall(partition, token)) {
-            log.warn(
-                    "[{}] partition {} ({}): no progress() for {} ms (deadline {} ms); giving it up",
-                    memberId,
-                    partition,
-                    token,
-                    idle.toMillis(),
-                    progress.deadline().map(Duration::toMillis).orElse(0L));
-            stalled.add(partition);
-            queueStep();
         }
     }
 
