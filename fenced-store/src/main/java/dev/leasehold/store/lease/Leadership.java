@@ -118,8 +118,19 @@ final class Leadership {
         if (deadline <= 0 || System.nanoTime() - lastProgress < deadline) {
             return false;
         }
-        lose(token, LeaseLoss.STALLED);
+        lose(token, stallCause(token));
         return true;
+    }
+
+    /**
+     * STALLED, unless the renew deadline passed as well (a paused process wakes past both): then the renewals failed
+     * first, and RENEW_FAILED says so.
+     */
+    private LeaseLoss stallCause(long token) {
+        Grant g = grant.get();
+        return g != null && g.token() == token && g.expiredAt(System.nanoTime())
+                ? LeaseLoss.RENEW_FAILED
+                : LeaseLoss.STALLED;
     }
 
     /**
@@ -178,7 +189,7 @@ final class Leadership {
         if (idle < deadline) {
             events.schedule(() -> checkProgress(token), deadline - idle);
         } else {
-            lose(token, LeaseLoss.STALLED);
+            lose(token, stallCause(token));
         }
     }
 }
