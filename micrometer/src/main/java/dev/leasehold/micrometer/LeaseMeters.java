@@ -4,6 +4,11 @@ import dev.leasehold.store.lease.LeaseElection;
 import dev.leasehold.store.lease.LeaseListener;
 import dev.leasehold.store.lease.LeaseLoss;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The meters of one participant of a {@link LeaseElection} (leader election on the database), the same meters as
@@ -15,7 +20,11 @@ import io.micrometer.core.instrument.MeterRegistry;
  *       {@code stalled});</li>
  *   <li>{@code leasehold.leadership.held} timer: how long each leadership lasted, from grant to loss;</li>
  *   <li>{@code leasehold.leadership.wait} timer: from joining the election (binding, or the previous loss) to the
- *       grant.</li>
+ *       grant;</li>
+ *   <li>{@code leasehold.leadership.progress.age} time gauge (seconds), registered by {@link #bind} or {@link
+ *       #progressAge}: how long the leader's work has gone without calling {@link LeaseElection#progress()} while this
+ *       participant leads, else 0. With a progress deadline set, a loss with cause {@code stalled} follows when it
+ *       passes the deadline.</li>
  * </ul>
  * Every meter is tagged {@code election} (the lease name) and {@code participant} (the holder id): the same tag keys
  * as {@link ElectionMeters}, since Prometheus refuses one meter name with two sets of tag keys. Times come from the
@@ -57,8 +66,28 @@ public final class LeaseMeters implements LeaseListener {
     public static LeaseMeters bind(MeterRegistry registry, LeaseElection election) {
         Checks.notNull(election, "election");
         LeaseMeters meters = new LeaseMeters(registry, election.name(), election.holder());
+        meters.progressAge(election::sinceProgress);
         election.addListener(meters);
         return meters;
+    }
+
+    /**
+     * Registers the {@code leasehold.leadership.progress.age} time gauge, read from {@code sinceProgress} (the
+     * election's {@link LeaseElection#sinceProgress()}; empty while not leading, shown as 0). {@link #bind} does it. At
+     * most once per instance.
+     *
+     * @param sinceProgress how long the leader's work has gone without progress, empty while not leading
+     * @throws IllegalArgumentException if {@code sinceProgress} is null
+     */
+    public void progressAge(Supplier<Optional<Duration>> sinceProgress) {
+        Checks.notNull(sinceProgress, "sinceProgress");
+        meters.add(TimeGauge.builder("leasehold.leadership.progress.age", sinceProgress, TimeUnit.SECONDS, s -> s.get()
+                        .map(d -> d.toNanos() / 1e9)
+                        .orElse(0.0))
+                .tags(meters.tags())
+                .description("time since the leader's work last called progress(), while this participant leads")
+                .strongReference(true) // the supplier lives only here: a weak reference would read NaN after a GC
+                .register(meters.registry()));
     }
 
     @Override

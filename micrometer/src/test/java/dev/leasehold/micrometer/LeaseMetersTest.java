@@ -81,6 +81,55 @@ class LeaseMetersTest {
         assertThat(registry.find("leasehold.leader").gauge()).isNull();
     }
 
+    /** A holder whose work never calls progress() loses with cause stalled; the progress age gauge reads 0 after. */
+    @Test
+    void aStuckHolderCountsAStalledLossAndShowsItsProgressAge() throws Exception {
+        JdbcDataSource h2 = new JdbcDataSource();
+        h2.setURL("jdbc:h2:mem:lease-meters-stalled;DB_CLOSE_DELAY=-1");
+        FencedSchema.install(h2);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        CountDownLatch acquired = new CountDownLatch(1);
+        CountDownLatch stalled = new CountDownLatch(1);
+        LeaseListener events = new LeaseListener() {
+            @Override
+            public void acquired(long token) {
+                acquired.countDown();
+            }
+
+            @Override
+            public void lost(long token, LeaseLoss cause) {
+                if (cause == LeaseLoss.STALLED) {
+                    stalled.countDown();
+                }
+            }
+        };
+        LeaseElection election =
+                new LeaseElection(h2, "billing-stalled", "a", LeaseTiming.ofMillis(3000, 2000, 100), events);
+        election.setProgressDeadline(java.time.Duration.ofMillis(400));
+        LeaseMeters meters = LeaseMeters.bind(registry, election);
+        try {
+            assertThat(registry.find("leasehold.leadership.progress.age")
+                            .tags("election", "billing-stalled", "participant", "a")
+                            .timeGauge())
+                    .as("registered by bind, as for the recipes")
+                    .isNotNull();
+            election.start();
+            assertThat(acquired.await(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(stalled.await(20, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            election.close();
+        }
+        assertThat(registry.get("leasehold.leadership.losses")
+                        .tag("cause", "stalled")
+                        .counter()
+                        .count())
+                .isGreaterThanOrEqualTo(1.0);
+        assertThat(registry.get("leasehold.leadership.progress.age").timeGauge().value())
+                .as("0 once it does not lead")
+                .isZero();
+        meters.remove();
+    }
+
     @Test
     void blankTagsAreRefused() {
         assertThatThrownBy(() -> new LeaseMeters(new SimpleMeterRegistry(), " ", "a"))

@@ -11,8 +11,10 @@ package dev.leasehold.recipes;
  * <p>Per grant of a partition, a listener is told {@code acquired(p, token)} and later {@code lost(p, token, cause)}
  * with the same token: never lost first, never an acquired without its lost.
  *
- * <p>IMPORTANT: the partition is handed to another member only after {@code lost(p, token, REBALANCED)} or {@code
- * lost(p, token, CLOSED)} returned, so stop the partition's work <em>before</em> returning. After a lost session
+ * <p>IMPORTANT: the partition is handed to another member only after {@code lost(p, token, REBALANCED)}, {@code
+ * lost(p, token, CLOSED)} or {@code lost(p, token, STALLED)} returned, so stop the partition's work <em>before</em>
+ * returning (on {@code STALLED} the work is stuck: interrupt it and return without waiting for it; the fence refuses
+ * its late writes). After a lost session
  * ({@code LOST}) or a suspended connection ({@code SUSPENDED}) the partition may already be held by another member:
  * only the resource's token check stops a late write. Send {@code token} with every write.
  *
@@ -34,8 +36,8 @@ public interface FencedPartitionListener {
      *
      * @param partition the partition
      * @param token     the token of the grant that ended
-     * @param cause     why it ended: {@code REBALANCED}, {@code CLOSED}, {@code SUSPENDED}, {@code LOST} or {@code
-     *                  NODE_GONE}
+     * @param cause     why it ended: {@code REBALANCED}, {@code CLOSED}, {@code SUSPENDED}, {@code LOST}, {@code
+     *                  NODE_GONE} or {@code STALLED} (no {@code progress(partition)} within the progress deadline)
      */
     void lost(int partition, FencingToken token, LossCause cause);
 }

@@ -94,6 +94,8 @@ public final class FencedPartitions implements Closeable {
     private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.LATENT);
 
     private final PartitionGrants grants = new PartitionGrants();
+    /** The progress deadline of each held partition (off unless set). */
+    private final PartitionProgress progress;
 
     // What woke us; set on ZooKeeper's and Curator's threads, consumed on the recipe's thread.
     private final AtomicBoolean membersChanged = new AtomicBoolean(true);
@@ -153,6 +155,7 @@ public final class FencedPartitions implements Closeable {
         this.partitionCount = partitionCount;
         ElectionNodes.requireArgument(listener, "listener");
         this.zk = new PartitionNodes(client, path);
+        this.progress = new PartitionProgress(partitionCount, memberId, grants, this::queueStep);
         this.held = new HeldPartitions(
                 client,
                 zk,
@@ -161,7 +164,8 @@ public final class FencedPartitions implements Closeable {
                 grants,
                 leaseWatcher,
                 () -> lifecycle.get() == Lifecycle.STARTED,
-                this::queueStep);
+                this::queueStep,
+                progress);
         this.events = new RecipeThread("leasehold-partitions-" + memberId);
     }
 
@@ -207,6 +211,65 @@ public final class FencedPartitions implements Closeable {
             client.getConnectionStateListenable().addListener(connectionListener);
             queueStep();
         }
+    }
+
+    /**
+     * Sets a progress deadline per partition: while this member holds a partition, that partition's work must call
+     * {@link #progress(int)} at least once per {@code deadline}; if it does not, the member gives that partition up
+     * (its other partitions stay). The token is withdrawn, the listener hears {@code lost(p, token, }{@link
+     * LossCause#STALLED}{@code )}, and after that call returned our node of p is deleted and p is handed to another
+     * live member in the target (keeping the balance: in exchange for one of its partitions if it holds as many as
+     * this member), which takes p with a higher token. Alone, this member joins p again at once, with a new node and a
+     * higher token. Off by default.
+     *
+     * <p>As for {@code REBALANCED}, p moves only after {@code lost} returned: on {@code STALLED} interrupt the
+     * partition's work and return without waiting for it (it is stuck); the resource's token check refuses its late
+     * writes. Choose a deadline well above the longest gap between two {@code progress(p)} calls of healthy work.
+     *
+     * @param deadline more than 0 and at most one day
+     * @throws IllegalArgumentException if {@code deadline} is null, zero, negative or longer than one day
+     * @throws IllegalStateException    if this member was already started
+     */
+    public void setProgressDeadline(Duration deadline) {
+        ProgressWatch.requireDeadline(deadline);
+        if (lifecycle.get() != Lifecycle.LATENT) {
+            throw new IllegalStateException("[" + memberId + "] setProgressDeadline() must be called before start();"
+                    + " this member is " + lifecycle.get());
+        }
+        progress.deadline(deadline);
+    }
+
+    /**
+     * The progress deadline, if one was set.
+     *
+     * @return the deadline per partition, empty when off
+     */
+    public Optional<Duration> progressDeadline() {
+        return progress.deadline();
+    }
+
+    /**
+     * Tells the recipe that the work of {@code partition} advanced. Cheap (an array read and one volatile write: no
+     * lock, no I/O): call it from the partition's work loop as often as you like. For a partition this member does
+     * not hold it is ignored (each grant starts its own clock).
+     *
+     * @param partition the partition, from 0 to the partition count - 1
+     * @throws IllegalArgumentException if {@code partition} is out of range
+     */
+    public void progress(int partition) {
+        progress.progress(partition);
+    }
+
+    /**
+     * How long the work of {@code partition} has gone without calling {@link #progress(int)} (counted from the grant
+     * if it never did), while this member holds it.
+     *
+     * @param partition the partition, from 0 to the partition count - 1
+     * @return the time since its last progress, empty while this member does not hold it
+     * @throws IllegalArgumentException if {@code partition} is out of range
+     */
+    public Optional<Duration> sinceProgress(int partition) {
+        return progress.sinceProgress(partition);
     }
 
     /**
@@ -365,6 +428,10 @@ public final class FencedPartitions implements Closeable {
         if (!members.isEmpty() && memberId.equals(new TreeSet<>(members).first())) {
             writeTarget();
         }
+        for (Integer p : progress.stalled()) {
+            handOff(p);
+            progress.handedOff(p);
+        }
         SortedSet<Integer> wanted =
                 stored == null ? new TreeSet<>() : stored.assignment().partitionsOf(memberId);
         for (Integer p : held.partitions()) {
@@ -427,6 +494,27 @@ public final class FencedPartitions implements Closeable {
             stored = zk.assignment(targetWatcher).orElse(null);
         }
         throw new IllegalStateException("the target at " + zk.assignmentPath() + " kept changing under us");
+    }
+
+    /**
+     * After {@code lost(p, STALLED)} returned: deletes our node of p and hands p to another live member in the target
+     * (version-checked, as {@link #writeTarget()}). Alone, nothing moves: p is joined again with a new node.
+     */
+    private void handOff(int p) throws Exception {
+        held.release(p, LossCause.STALLED); // withdrawn and told already: this deletes our node
+        for (int attempt = 0; attempt < 5 && stored != null; attempt++) {
+            PartitionAssignment next = stored.assignment().handOff(p, memberId, members);
+            if (next == null) {
+                return;
+            }
+            if (zk.writeAssignment(next, stored.version())) {
+                log.info("[{}] partition {} made no progress: handed to {}", memberId, p, next.ownerOf(p));
+                stored = new PartitionNodes.Stored(next, stored.version() + 1);
+                return;
+            }
+            members = zk.members(membersWatcher);
+            stored = zk.assignment(targetWatcher).orElse(null);
+        }
     }
 
     // ---- ZooKeeper's and Curator's threads: only flags, swaps and queueing --------------------------------------

@@ -32,6 +32,8 @@ final class HeldPartitions {
     private final BooleanSupplier started;
     /** Queues the recipe's next step. */
     private final Runnable queueStep;
+    /** The progress deadline of each partition we hold. */
+    private final PartitionProgress progress;
     /** Our node of each partition we take part in. */
     private final Map<Integer, PartitionNodes.Own> nodes = new HashMap<>();
 
@@ -43,7 +45,8 @@ final class HeldPartitions {
             PartitionGrants grants,
             CuratorWatcher leaseWatcher,
             BooleanSupplier started,
-            Runnable queueStep) {
+            Runnable queueStep,
+            PartitionProgress progress) {
         this.client = client;
         this.zk = zk;
         this.memberId = memberId;
@@ -52,6 +55,7 @@ final class HeldPartitions {
         this.leaseWatcher = leaseWatcher;
         this.started = started;
         this.queueStep = queueStep;
+        this.progress = progress;
     }
 
     /** @return the partitions we have a node of, a copy */
@@ -78,6 +82,7 @@ final class HeldPartitions {
     void tellLosses() {
         for (PartitionGrants.Loss loss = grants.nextLoss(); loss != null; loss = grants.nextLoss()) {
             PartitionGrants.Loss told = loss;
+            progress.notLeading(told.partition(), told.token());
             call(() -> listener.lost(told.partition(), told.token(), told.cause()), told.partition(), told.token());
         }
     }
@@ -110,6 +115,7 @@ final class HeldPartitions {
         if (!started.getAsBoolean() || !grants.grant(p, read.token(), own.owner(), before)) {
             return; // withdrawn (SUSPENDED, LOST) or closed while we checked: the next step checks again
         }
+        progress.leading(p, read.token()); // its clock starts at the grant (a withdrawal since: see notLeading)
         log.debug("[{}] partition {} acquired with {}", memberId, p, read.token());
         call(() -> listener.acquired(p, read.token()), p, read.token());
     }
@@ -136,6 +142,7 @@ final class HeldPartitions {
     private void withdraw(int p, LossCause cause) {
         FencingToken token = grants.withdraw(p);
         if (token != null) {
+            progress.notLeading(p, token);
             log.debug("[{}] partition {} lost ({}) with {}", memberId, p, cause, token);
             call(() -> listener.lost(p, token, cause), p, token);
         }

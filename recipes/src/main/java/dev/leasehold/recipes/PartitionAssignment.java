@@ -155,6 +155,52 @@ final class PartitionAssignment {
         return new PartitionAssignment(next);
     }
 
+    /**
+     * The target after {@code from} gives up {@code partition} (its work made no progress), keeping every member at
+     * floor(P/N) or ceil(P/N) so that {@link #next} leaves it as it is: the partition goes to the other live member with
+     * the fewest partitions (ties: the one that ranks it highest); if that member holds as many as {@code from},
+     * {@code from} takes in exchange the partition of that member that ranks highest for {@code from}.
+     *
+     * @return the new target, or {@code null} if no other live member is named in this target
+     */
+    PartitionAssignment handOff(int partition, String from, Collection<String> liveMembers) {
+        if (!from.equals(owners[partition])) {
+            return null;
+        }
+        Map<String, Integer> load = new HashMap<>();
+        for (String owner : owners) {
+            if (owner != null) {
+                load.merge(owner, 1, Integer::sum);
+            }
+        }
+        String to = null;
+        for (String member : new TreeSet<>(liveMembers)) {
+            if (member.equals(from) || !load.containsKey(member) && owners.length >= liveMembers.size()) {
+                continue; // a member without partitions is not in the balanced target (unless P < N)
+            }
+            int l = load.getOrDefault(member, 0);
+            int best = to == null ? Integer.MAX_VALUE : load.getOrDefault(to, 0);
+            if (to == null || l < best || l == best && weight(partition, member) > weight(partition, to)) {
+                to = member;
+            }
+        }
+        if (to == null) {
+            return null;
+        }
+        String[] next = owners.clone();
+        next[partition] = to;
+        if (load.getOrDefault(to, 0) >= load.get(from)) {
+            int swap = -1;
+            for (int q = 0; q < owners.length; q++) {
+                if (to.equals(owners[q]) && (swap < 0 || weight(q, from) > weight(swap, from))) {
+                    swap = q;
+                }
+            }
+            next[swap] = from;
+        }
+        return new PartitionAssignment(next);
+    }
+
     /** Rendezvous (highest random weight) of a partition for a member: FNV-1a of the id, mixed with the partition. */
     static long weight(int partition, String member) {
         long hash = 0xcbf29ce484222325L;

@@ -63,6 +63,22 @@ final class PartitionGrants {
     }
 
     /**
+     * Withdraws the token of {@code partition} if it is still {@code token} (a grant that made no progress), queueing
+     * its loss with {@link LossCause#STALLED}.
+     *
+     * @return whether it was withdrawn here
+     */
+    synchronized boolean stall(int partition, FencingToken token) {
+        if (owned.get(partition) != token) {
+            return false;
+        }
+        owned.remove(partition);
+        sessions.remove(partition);
+        pending.add(new Loss(partition, token, LossCause.STALLED));
+        return true;
+    }
+
+    /**
      * Withdraws every token, queueing its loss. On LOST, grants already made in {@code currentSession} while it is
      * connected stay: only an older session's nodes are gone (Curator may tell LOST after the new session is here).
      *

@@ -67,8 +67,15 @@ public final class LeaseInitiatorRegistrar implements BeanDefinitionRegistryPost
         beans.getBeanProvider(LeaseholdStoreAutoConfiguration.StoreSchema.class).getIfAvailable(); // the table first
         StoreConfig config = beans.getBeanProvider(StoreConfig.class).getIfAvailable(StoreConfig::defaults);
         try {
-            return new LeaseLeaderInitiator(
+            LeaseLeaderInitiator initiator = new LeaseLeaderInitiator(
                     dataSource, candidate, properties.lease().toTiming(), config);
+            LeaseholdProperties.Election election = beans.getBeanProvider(LeaseholdProperties.class)
+                    .getIfAvailable(() -> Binder.get(environment).bindOrCreate("leasehold", LeaseholdProperties.class))
+                    .election(); // leasehold.election.progress-deadline, as for the ZooKeeper initiators
+            if (election.progressDeadline() != null) {
+                initiator.setProgressDeadline(election.progressDeadline());
+            }
+            return initiator;
         } catch (IllegalArgumentException e) {
             throw new LeaseholdConfigurationException(
                     "The Candidate bean '" + candidateName + "' cannot take part in a lease election: "

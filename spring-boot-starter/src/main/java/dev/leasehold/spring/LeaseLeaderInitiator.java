@@ -6,6 +6,7 @@ import dev.leasehold.store.lease.LeaseHolder;
 import dev.leasehold.store.lease.LeaseListener;
 import dev.leasehold.store.lease.LeaseLoss;
 import dev.leasehold.store.lease.LeaseTiming;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -30,7 +31,8 @@ import org.springframework.integration.leader.event.LeaderEventPublisher;
  * <ol>
  *   <li>grant: {@code candidate.onGranted(context)}, then an {@code OnGrantedEvent}; the context is a
  *       {@link LeaseContext} carrying the grant's token;</li>
- *   <li>loss (renew deadline passed, lease taken over, {@link LeaseContext#yield()}, {@link #stop()}):
+ *   <li>loss (renew deadline passed, progress deadline passed, lease taken over, {@link LeaseContext#yield()},
+ *       {@link #stop()}):
  *       {@code candidate.onRevoked(context)}, then an {@code OnRevokedEvent}; only after {@code onRevoked} returned is
  *       the lease released, so that another participant leads without waiting for it to expire.</li>
  * </ol>
@@ -59,6 +61,7 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
     private volatile LeaderEventPublisher publisher;
     private volatile boolean publisherSet;
     private volatile LeaseElection election;
+    private volatile Duration progressDeadline;
     private final Object lifecycle = new Object();
 
     /**
@@ -129,6 +132,47 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
         listeners.remove(listener);
     }
 
+    /**
+     * Sets a progress deadline for the elections of the next {@link #start()}: while this initiator leads, the
+     * candidate's work must call {@link LeaseContext#progress()} at least once per {@code deadline}, or the grant is
+     * given up although the lease could still be renewed ({@code onRevoked} is called, listeners hear {@code
+     * LeaseLoss.STALLED}, the lease is released) and another instance leads. Off by default. Bound from {@code
+     * leasehold.election.progress-deadline} by the auto-configuration, as for the ZooKeeper initiator.
+     *
+     * @param deadline more than 0 and at most one day
+     * @throws IllegalArgumentException if {@code deadline} is null, zero, negative or longer than one day
+     */
+    public void setProgressDeadline(Duration deadline) {
+        if (deadline == null
+                || deadline.compareTo(Duration.ZERO) <= 0
+                || deadline.compareTo(LeaseElection.MAX_PROGRESS_DEADLINE) > 0) {
+            throw new IllegalArgumentException(
+                    "progressDeadline must be more than 0 and at most 1 day (leave it unset for none), was "
+                            + deadline);
+        }
+        this.progressDeadline = deadline;
+    }
+
+    /**
+     * The progress deadline given to the next {@link #start()}'s election.
+     *
+     * @return the deadline, empty when off
+     */
+    public Optional<Duration> progressDeadline() {
+        return Optional.ofNullable(progressDeadline);
+    }
+
+    /**
+     * How long the leader's work has gone without calling {@link LeaseContext#progress()}, while this initiator leads
+     * (counted from the grant if it never did).
+     *
+     * @return the time since the last progress, empty while not leading
+     */
+    public Optional<Duration> sinceProgress() {
+        LeaseElection current = election;
+        return current == null ? Optional.empty() : current.sinceProgress();
+    }
+
     /** Joins the election with a new {@link LeaseElection}. Does nothing if already running. */
     @Override
     public void start() {
@@ -143,6 +187,10 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
     private LeaseElection join() {
         // the listeners (the starter's meters) are told by Listener, before the candidate and its events
         LeaseElection next = new LeaseElection(dataSource, role, holder, timing, new Listener(), config);
+        Duration deadline = progressDeadline;
+        if (deadline != null) {
+            next.setProgressDeadline(deadline);
+        }
         next.start();
         return next;
     }
@@ -266,6 +314,14 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
         public void yield() {
             if (leading) {
                 yieldGrant(token);
+            }
+        }
+
+        @Override
+        public void progress() {
+            LeaseElection current = election;
+            if (leading && current != null) {
+                current.progress();
             }
         }
 

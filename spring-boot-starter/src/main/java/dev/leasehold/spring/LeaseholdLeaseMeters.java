@@ -30,6 +30,7 @@ public final class LeaseholdLeaseMeters implements AutoCloseable {
                 initiators,
                 initiator -> {
                     LeaseMeters bound = new LeaseMeters(registry, initiator.role(), initiator.holder());
+                    bound.progressAge(initiator::sinceProgress);
                     initiator.addListener(bound);
                     return bound;
                 },

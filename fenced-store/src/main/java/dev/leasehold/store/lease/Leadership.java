@@ -1,9 +1,12 @@
 package dev.leasehold.store.lease;
 
+import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The one place where this holder's grant changes: granted, renewed, marked as failing, lost, closed. The grant is an
+ * The one place where this holder's grant changes: granted, renewed, lost (renew deadline, progress deadline, taken
+ * over), closed. The grant is an
  * immutable {@link Grant} swapped whole; a grant past its deadline counts as lost for every reader at once, before
  * anyone has told the listeners. A grant and a loss are published and queued for the listeners under this object's
  * monitor, so the listeners hear them in the order they happened; no listener runs under it.
@@ -17,6 +20,10 @@ final class Leadership {
     private final long renewDeadlineNanos;
     /** Runs on the event thread after the listeners heard a loss (the release comes from here). */
     private final AfterLoss afterLoss;
+    /** The progress deadline in nanoseconds; 0: off. Set before start. */
+    private volatile long progressDeadlineNanos;
+    /** When the leader's work last called {@code progress()} (or the grant began), on {@link System#nanoTime()}. */
+    private volatile long lastProgress = System.nanoTime();
     /** Set by {@link #close}: no grant after it. Guarded by this. */
     private boolean closed;
 
@@ -49,13 +56,18 @@ final class Leadership {
      * @return false if the grant cannot be used (closed, or the take took longer than the renew deadline): release it
      */
     synchronized boolean granted(long token, long startNanos) {
-        Grant g = new Grant(token, startNanos + renewDeadlineNanos, false);
+        Grant g = new Grant(token, startNanos + renewDeadlineNanos);
         if (closed || g.expiredAt(System.nanoTime()) || grant.get() != null) {
             return false;
         }
+        lastProgress = System.nanoTime(); // each grant starts its own progress clock
         grant.set(g);
         events.acquired(token);
         events.schedule(() -> checkDeadline(token), g.deadlineNanos() - System.nanoTime());
+        long progressDeadline = progressDeadlineNanos;
+        if (progressDeadline > 0) {
+            events.schedule(() -> checkProgress(token), progressDeadline);
+        }
         return true;
     }
 
@@ -70,26 +82,55 @@ final class Leadership {
                 return;
             }
             if (g.expiredAt(System.nanoTime())) {
-                lose(token, g.deadlineCause());
+                lose(token, LeaseLoss.RENEW_FAILED);
                 return;
             }
-            if (grant.compareAndSet(g, new Grant(token, startNanos + renewDeadlineNanos, false))) {
+            if (grant.compareAndSet(g, new Grant(token, startNanos + renewDeadlineNanos))) {
                 return;
             }
         }
     }
 
-    /** A renew of {@code token} failed with an error: if the deadline passes now, the cause is RENEW_FAILED. */
-    void renewFailed(long token) {
-        while (true) {
-            Grant g = grant.get();
-            if (g == null || g.token() != token || g.renewFailed()) {
-                return;
-            }
-            if (grant.compareAndSet(g, new Grant(token, g.deadlineNanos(), true))) {
-                return;
-            }
+    /** Sets the progress deadline (validated by the caller); before start only. */
+    void progressDeadline(Duration deadline) {
+        progressDeadlineNanos = deadline.toNanos();
+    }
+
+    /** The leader's work advanced: one volatile write. */
+    void progress() {
+        lastProgress = System.nanoTime();
+    }
+
+    /** How long since the last progress (or the grant), while this holder leads; empty otherwise. */
+    Optional<Duration> sinceProgress() {
+        if (current() == null) {
+            return Optional.empty();
         }
+        return Optional.of(Duration.ofNanos(Math.max(0, System.nanoTime() - lastProgress)));
+    }
+
+    /**
+     * Whether the grant of {@code token} is past its progress deadline; if so it is lost with STALLED here (the
+     * release follows the listeners' {@code lost}).
+     */
+    boolean stalled(long token) {
+        long deadline = progressDeadlineNanos;
+        if (deadline <= 0 || System.nanoTime() - lastProgress < deadline) {
+            return false;
+        }
+        lose(token, stallCause(token));
+        return true;
+    }
+
+    /**
+     * STALLED, unless the renew deadline passed as well (a paused process wakes past both): then the renewals failed
+     * first, and RENEW_FAILED says so.
+     */
+    private LeaseLoss stallCause(long token) {
+        Grant g = grant.get();
+        return g != null && g.token() == token && g.expiredAt(System.nanoTime())
+                ? LeaseLoss.RENEW_FAILED
+                : LeaseLoss.STALLED;
     }
 
     /**
@@ -133,7 +174,22 @@ final class Leadership {
         if (left > 0) {
             events.schedule(() -> checkDeadline(token), left);
         } else {
-            lose(token, g.deadlineCause());
+            lose(token, LeaseLoss.RENEW_FAILED);
+        }
+    }
+
+    /** On the event thread: when the grant of {@code token} may have gone a progress deadline without progress. */
+    private void checkProgress(long token) {
+        Grant g = grant.get();
+        if (g == null || g.token() != token) {
+            return;
+        }
+        long idle = System.nanoTime() - lastProgress;
+        long deadline = progressDeadlineNanos;
+        if (idle < deadline) {
+            events.schedule(() -> checkProgress(token), deadline - idle);
+        } else {
+            lose(token, stallCause(token));
         }
     }
 }

@@ -30,9 +30,11 @@ import org.slf4j.LoggerFactory;
  *       renew (or take), on its own monotonic clock ({@link System#nanoTime()}). Since {@code renewDeadline <
  *       leaseDuration} and the database counts the lease from a later moment (when the statement ran), the holder
  *       stops before its lease can expire on the database: {@link #hasLeadership()} turns false at that instant, and
- *       the listeners hear {@link LeaseLoss#RENEW_FAILED} or {@link LeaseLoss#STALLED}, before any follower can take
- *       over.</li>
- *   <li><b>release</b> (after {@link #close()}, and after a loss by deadline): {@code lease_until = now} under the same
+ *       the listeners hear {@link LeaseLoss#RENEW_FAILED} (renews failed or got no answer in time), before any
+ *       follower can take over.</li>
+ *   <li><b>progress deadline</b> (optional, {@link #setProgressDeadline}): a holder whose work made no {@link
+ *       #progress()} call within it stops renewing and hears {@link LeaseLoss#STALLED}, so that a follower leads.</li>
+ *   <li><b>release</b> (after {@link #close()}, and after a loss by either deadline): {@code lease_until = now} under the same
  *       condition as a renew, only after the listeners' {@code lost} returned: the leader's work has stopped, and a
  *       follower takes over within about one retry period instead of a lease duration.</li>
  * </ol>
@@ -53,6 +55,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaseElection implements AutoCloseable {
 
+    /** The longest progress deadline accepted: a stall longer than this is not a stall but a design. */
+    public static final Duration MAX_PROGRESS_DEADLINE = Duration.ofDays(1);
+
     private static final Logger log = LoggerFactory.getLogger(LeaseElection.class);
 
     private enum State {
@@ -71,6 +76,7 @@ public final class LeaseElection implements AutoCloseable {
     private final LeaseLoop loop;
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    private volatile Duration progressDeadline;
 
     /**
      * An election with {@link StoreConfig#defaults()} (tables {@code leasehold_*}, the dialect detected).
@@ -157,6 +163,67 @@ public final class LeaseElection implements AutoCloseable {
     }
 
     /**
+     * Sets a progress deadline: while this holder leads, its work must call {@link #progress()} at least once per
+     * {@code deadline}; if it does not, the holder gives the lease up although it could still renew it. It stops
+     * renewing, the listeners hear {@code lost(token, }{@link LeaseLoss#STALLED}{@code )}, and after that call
+     * returned the lease is released (only if the row still carries this grant's generation). The holder then sits
+     * out two retry periods before it tries to take the lease again, so that a follower takes over first, with a
+     * higher token. Off by default: a holder whose renewals succeed keeps the lease however long its work hangs.
+     *
+     * <p>Choose a deadline well above the longest gap between two {@code progress()} calls of healthy work (a slow
+     * item, a GC pause): a deadline that is too short makes leadership flap. The clock starts at each grant.
+     *
+     * @param deadline more than 0 and at most one day
+     * @throws IllegalArgumentException if {@code deadline} is null, zero, negative or longer than one day
+     * @throws IllegalStateException    if the election was already started
+     */
+    public void setProgressDeadline(Duration deadline) {
+        if (deadline == null
+                || deadline.isNegative()
+                || deadline.isZero()
+                || deadline.compareTo(MAX_PROGRESS_DEADLINE) > 0) {
+            throw new IllegalArgumentException(
+                    "progressDeadline must be more than 0 and at most " + MAX_PROGRESS_DEADLINE
+                            + " (leave it unset to never give the lease up for want of progress), was " + deadline);
+        }
+        if (state.get() != State.LATENT) {
+            throw new IllegalStateException("[" + who
+                    + "] setProgressDeadline() must be called before start(); this election is " + state.get());
+        }
+        progressDeadline = deadline;
+        leadership.progressDeadline(deadline);
+    }
+
+    /**
+     * The progress deadline, if one was set.
+     *
+     * @return the deadline, empty when off
+     */
+    public Optional<Duration> progressDeadline() {
+        return Optional.ofNullable(progressDeadline);
+    }
+
+    /**
+     * Tells the election that the leader's work advanced. Cheap (one volatile write: no lock, no I/O, no statement):
+     * call it from the work loop as often as you like, e.g. once per item. Called while this holder does not lead, it
+     * is ignored (each grant starts its own clock). Without a progress deadline it only feeds {@link
+     * #sinceProgress()}.
+     */
+    public void progress() {
+        leadership.progress();
+    }
+
+    /**
+     * How long the leader's work has gone without calling {@link #progress()} (counted from the grant if it never
+     * did), while this holder leads.
+     *
+     * @return the time since the last progress, empty while not leading
+     */
+    public Optional<Duration> sinceProgress() {
+        return leadership.sinceProgress();
+    }
+
+    /**
      * Leaves the election. If this holder leads, the listeners hear {@code lost(token, CLOSED)}; after that call has
      * returned (the leader's work stopped), the lease is released, so that a follower leads within about one retry
      * period. Waits for all of that, at most a lease duration (then the lease ends on its own), except when called
@@ -198,6 +265,9 @@ public final class LeaseElection implements AutoCloseable {
     private void afterLoss(long token, LeaseLoss cause) {
         if (cause == LeaseLoss.CLOSED) {
             loop.release(token, this::shutdown);
+        } else if (cause == LeaseLoss.STALLED) {
+            loop.sitOut(); // to the back of the queue: a follower takes the released lease first
+            loop.release(token, () -> {});
         } else if (cause != LeaseLoss.TAKEN_OVER) {
             loop.release(token, () -> {});
         }

@@ -36,6 +36,8 @@ final class LeaseLoop {
     private volatile boolean stopped;
     private volatile ScheduledFuture<?> next;
     private volatile Thread loopThread;
+    /** No take before this {@link System#nanoTime()} (after a loss by progress deadline). */
+    private volatile long noTakeBefore = System.nanoTime();
     /** Consecutive failed statements, to log the first at WARN and the rest at DEBUG. Loop thread only. */
     private int failures;
 
@@ -83,6 +85,14 @@ final class LeaseLoop {
         }
     }
 
+    /**
+     * After a loss by progress deadline: no take for two retry periods from now, so that a follower (who tries once
+     * per retry period plus jitter) takes the released lease first; alone, this holder takes it again after that.
+     */
+    void sitOut() {
+        noTakeBefore = System.nanoTime() + 2 * retryNanos;
+    }
+
     /** Queued tasks still run; the next tick is dropped. */
     void shutdown() {
         thread.shutdown();
@@ -101,7 +111,9 @@ final class LeaseLoop {
         Grant g = leadership.held();
         long delay = retryNanos;
         try {
-            if (g == null) {
+            if (g == null && start - noTakeBefore < 0) {
+                // sitting out after a loss by progress deadline: a follower takes over first
+            } else if (g == null) {
                 take(start);
                 if (leadership.held() == null) {
                     delay += ThreadLocalRandom.current().nextLong(retryNanos / 5 + 1);
@@ -140,12 +152,18 @@ final class LeaseLoop {
     }
 
     private void renew(Grant g, long start) {
+        if (leadership.stalled(g.token())) {
+            log.warn(
+                    "[{}] token {}: the leader's work made no progress within its deadline; not renewing",
+                    who,
+                    g.token());
+            return; // the release follows the listeners' lost(STALLED)
+        }
         boolean current;
         try {
             current = rows.renew(holder, g.token(), leaseMillis);
             failures = 0;
         } catch (StoreException e) {
-            leadership.renewFailed(g.token());
             failed("a renew of token " + g.token(), e);
             return;
         }

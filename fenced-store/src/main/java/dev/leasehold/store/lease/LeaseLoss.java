@@ -8,9 +8,10 @@ package dev.leasehold.store.lease;
  */
 public enum LeaseLoss {
     /**
-     * The renew deadline passed and at least one renew since the last good one failed with an error (the database
-     * refused, could not be reached, or timed out). Told on the holder's own monotonic clock, before the lease can
-     * expire on the database's.
+     * The renew deadline passed without a successful renew: the renews failed with an error (the database refused,
+     * could not be reached, or timed out) or got no answer in time (a renew hanging on the network, this process
+     * paused by a GC or {@code SIGSTOP}, a starved thread). Told on the holder's own monotonic clock, before the lease
+     * can expire on the database's (after a pause: as soon as this process runs again).
      */
     RENEW_FAILED,
     /**
@@ -21,8 +22,9 @@ public enum LeaseLoss {
     /** The election was closed ({@link LeaseElection#close()}); the lease is released after this call returns. */
     CLOSED,
     /**
-     * The renew deadline passed without any renew failing: no answer came in time (a renew hanging on the network,
-     * this process paused by a GC or {@code SIGSTOP}, a starved thread). Told as soon as this process runs again.
+     * The leader's work made no {@link LeaseElection#progress()} call within the election's progress deadline ({@link
+     * LeaseElection#setProgressDeadline}): the holder gave the lease up although it could still renew it, so that a
+     * follower leads. Told only when a progress deadline is set.
      */
     STALLED
 }
