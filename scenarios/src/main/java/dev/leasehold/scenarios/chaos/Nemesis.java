@@ -137,6 +137,18 @@ final class Nemesis {
                     bounce(leader);
                 }
             }
+            case FREEZE_SERVER -> {
+                InstanceSpec spec = ensemble.instances()
+                        .get(random.nextInt(ensemble.instances().size()));
+                boolean leader = Ensemble.isQuorumLeader(spec);
+                boolean longer = random.nextBoolean();
+                count(fault.label() + (leader ? " (quorum leader)" : "") + (longer ? " > session" : " < session"));
+                say("freeze server " + spec.getServerId() + (leader ? " (quorum leader)" : "") + " with kill -STOP for "
+                        + (longer ? "longer" : "shorter") + " than the session");
+                ensemble.freeze(spec);
+                Thread.sleep(longer ? SESSION_MS + 500 + random.nextInt(1000) : SESSION_MS / 3); // the server's pause
+                ensemble.restart(spec); // kill -CONT
+            }
             case ENSEMBLE_DOWN -> {
                 boolean longer = random.nextBoolean();
                 count(fault.label() + (longer ? " > session" : " < session"));
@@ -187,7 +199,9 @@ final class Nemesis {
     }
 
     private void heal() throws Exception {
-        ensemble.restartTheDown();
+        if (ensemble != null) {
+            ensemble.restartTheDown();
+        }
         for (Participant participant : participants) {
             participant.resume();
             participant.unpause();

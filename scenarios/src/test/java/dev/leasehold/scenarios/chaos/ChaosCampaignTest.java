@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.leasehold.testkit.ChaosDatabase;
 import dev.leasehold.testkit.ChildJvm;
 import dev.leasehold.testkit.NotRoot;
+import dev.leasehold.testkit.ZooKeeperPackage;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -148,6 +149,30 @@ class ChaosCampaignTest {
                                 .contains(ChaosChild.class.getName()))
                         .toList())
                 .as("no child JVM outlives the campaign")
+                .isEmpty();
+    }
+
+    /** On three server processes of Debian's ZooKeeper: kill -9 and kill -STOP of servers, the quorum leader too. */
+    @Test
+    void aShortCampaignOnZooKeeperServerProcessesLeavesNoViolation() throws Exception {
+        assumeTrue(ZooKeeperPackage.require().isPresent(), ZooKeeperPackage.HINT);
+        try (ChaosDatabase h2 = ChaosDatabase.h2()) {
+            ChaosCampaign.Config config = seedWith(
+                    ChaosCampaign.Config.of(Duration.ofSeconds(8), startSeed(), 3, h2, System.out)
+                            .withVariant(Variant.defaults().withEnsemble(Variant.EnsembleKind.PROCESSES)),
+                    3,
+                    Fault.FREEZE_SERVER,
+                    Fault.KILL_QUORUM_LEADER);
+            ChaosCampaign.Summary summary = campaign(config);
+            assertThat(summary.faultMix())
+                    .contains("3 ZooKeeper server processes", "freeze server", "kill quorum leader");
+        }
+        assertThat(ProcessHandle.current()
+                        .children()
+                        .filter(ProcessHandle::isAlive)
+                        .filter(child -> child.info().commandLine().orElse("").contains("QuorumPeerMain"))
+                        .toList())
+                .as("no ZooKeeper server outlives the campaign")
                 .isEmpty();
     }
 
