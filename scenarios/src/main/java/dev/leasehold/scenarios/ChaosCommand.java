@@ -76,6 +76,22 @@ final class ChaosCommand implements Callable<Integer> {
                     + " frozen with kill -STOP); default: ${DEFAULT-VALUE}")
     String ensemble;
 
+    @Option(
+            names = "--election",
+            paramLabel = "zookeeper|lease",
+            defaultValue = "zookeeper",
+            description = "how participants are elected: zookeeper (FencedLeaderLatch and FencedLeaderSelector) or"
+                    + " lease (LeaseElection on the campaign's database, no ZooKeeper: partitions cut a participant"
+                    + " off the database); default: ${DEFAULT-VALUE}")
+    String election;
+
+    @Option(
+            names = "--partitions",
+            paramLabel = "N",
+            description = "partition ownership (FencedPartitions) over N partitions (1 to 10000), each its own election"
+                    + " and fenced resource, judged per partition")
+    Integer partitions;
+
     /** Without {@code --jdbc}: H2, a file served over TCP that the nemesis restarts. */
     @Mixin
     DatabaseOptions database = new DatabaseOptions();
@@ -120,6 +136,8 @@ final class ChaosCommand implements Callable<Integer> {
                     + ", " + database.label()
                     + (zk != null ? ", ZooKeeper at " + zk : "")
                     + (variant.ensemble() == Variant.EnsembleKind.PROCESSES ? ", ZooKeeper server processes" : "")
+                    + (variant.election() == Variant.Election.LEASE ? ", lease elections" : "")
+                    + (variant.partitions() > 0 ? ", " + variant.partitions() + " partitions" : "")
                     + " (replay with --seed " + theSeed + ")");
             ChaosCampaign.Summary summary = new ChaosCampaign(
                             ChaosCampaign.Config.of(length, theSeed, participants, database, parent.out)
@@ -167,6 +185,33 @@ final class ChaosCommand implements Callable<Integer> {
             }
             default -> throw new CommandLine.ParameterException(
                     spec.commandLine(), "--ensemble must be cluster or processes, was '" + ensemble + "'");
+        }
+        switch (election) {
+            case "zookeeper" -> {}
+            case "lease" -> {
+                if (zk != null || !ensemble.equals("cluster") || partitions != null) {
+                    throw new CommandLine.ParameterException(
+                            spec.commandLine(),
+                            "--election lease uses no ZooKeeper: leave out --zk, --ensemble and" + " --partitions");
+                }
+                variant = variant.withLease();
+            }
+            default -> throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--election must be zookeeper or lease, was '" + election + "'");
+        }
+        if (partitions != null) {
+            if (partitions < 1 || partitions > Variant.MAX_PARTITIONS) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--partitions must be 1 to " + Variant.MAX_PARTITIONS + ", was " + partitions);
+            }
+            variant = variant.withPartitions(partitions);
+        }
+        if (processes && variant.election() != Variant.Election.ZOOKEEPER) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--processes runs latches and selectors in child JVMs; not with --election lease or"
+                            + " --partitions");
         }
         return variant;
     }

@@ -236,15 +236,11 @@ public final class ChaosCampaign {
         ChildJvm.ExitHook killChildren =
                 ChildJvm.onExit("chaos-kill-children", () -> participants.forEach(Participant::kill));
         try {
-            ensemble = ensemble();
+            ensemble = config.variant().usesZooKeeper() ? ensemble() : null;
             Participant.Setting setting = new Participant.Setting(config, prefix, ensemble, observations);
             FenceGate gate = new FenceGate(config.database().dataSource(), store);
             for (int i = 0; i < config.participants(); i++) {
-                String id = "p-" + i;
-                boolean selector = i % 2 == 1;
-                Participant participant = config.processes()
-                        ? new ChildParticipant(id, selector, setting)
-                        : new LocalParticipant(id, selector, setting, gate);
+                Participant participant = participant("p-" + i, i % 2 == 1, setting, gate);
                 participants.add(participant);
                 participant.start();
             }
@@ -252,7 +248,7 @@ public final class ChaosCampaign {
                 participant.awaitJoined();
             }
             // The time without a leader is measured from there on, not from the first election.
-            observations.awaitLeadersIn(2, ChildParticipant.START_SECONDS, TimeUnit.SECONDS);
+            observations.awaitLeadersIn(elections().size(), ChildParticipant.START_SECONDS, TimeUnit.SECONDS);
             to = nemesis.run(ensemble, participants, observations);
             from = nemesis.started();
             Thread.sleep(3L * SESSION_MS); // lets the last leader settle and write before the campaign is closed
@@ -270,15 +266,30 @@ public final class ChaosCampaign {
         Observations.Snapshot saw = observations.snapshot();
         List<HistoryChecker.Committed> committed =
                 HistoryTable.read(config.database().dataSource(), prefix);
-        HistoryChecker.Result result = HistoryChecker.check(
-                committed,
-                saw.grants(),
-                saw.acks(),
-                saw.beliefs(),
-                List.of(Member.election(false), Member.election(true)),
-                from,
-                to);
-        return summary(saw, committed, result, ensemble.owned(), ensemble.describe(), from);
+        HistoryChecker.Result result =
+                HistoryChecker.check(committed, saw.grants(), saw.acks(), saw.beliefs(), elections(), from, to);
+        return summary(saw, committed, result, ensemble, from);
+    }
+
+    /** One participant of this campaign's kind. */
+    private Participant participant(String id, boolean selector, Participant.Setting setting, FenceGate gate)
+            throws IOException {
+        return switch (config.variant().election()) {
+            case LEASE -> new LeaseParticipant(id, setting);
+            case PARTITIONS -> new PartitionParticipant(id, setting, gate);
+            case ZOOKEEPER -> config.processes()
+                    ? new ChildParticipant(id, selector, setting)
+                    : new LocalParticipant(id, selector, setting, gate);
+        };
+    }
+
+    /** The elections the checker judges: latch and selector, the lease, or one per partition. */
+    List<String> elections() {
+        return switch (config.variant().election()) {
+            case LEASE -> List.of(LeaseParticipant.ELECTION);
+            case PARTITIONS -> PartitionParticipant.elections(config.variant().partitions());
+            case ZOOKEEPER -> List.of(Member.election(false), Member.election(true));
+        };
     }
 
     /** The ensemble the participants use: a given one, or three servers started here (in this JVM or as processes). */
@@ -294,12 +305,27 @@ public final class ChaosCampaign {
         return Ensemble.start(3, TICK_MS);
     }
 
+    /** How participants were elected, with the timing that bounds a takeover. */
+    private String electionLabel(Ensemble ensemble) {
+        String zooKeeper = "session " + SESSION_MS + " ms"
+                + (ensemble != null && ensemble.owned()
+                        ? ", tick " + TICK_MS + " ms, " + ensemble.describe()
+                        : ", ensemble " + config.zkConnect());
+        return switch (config.variant().election()) {
+            case LEASE -> "lease elections on the database (lease "
+                    + LeaseParticipant.TIMING.leaseDuration().toMillis() + " ms, renew deadline "
+                    + LeaseParticipant.TIMING.renewDeadline().toMillis() + " ms, retry "
+                    + LeaseParticipant.TIMING.retryPeriod().toMillis() + " ms), no ZooKeeper";
+            case PARTITIONS -> config.variant().partitions() + " partitions (FencedPartitions), " + zooKeeper;
+            case ZOOKEEPER -> zooKeeper;
+        };
+    }
+
     private Summary summary(
             Observations.Snapshot saw,
             List<HistoryChecker.Committed> committed,
             HistoryChecker.Result result,
-            boolean ownCluster,
-            String ensembleLabel,
+            Ensemble ensemble,
             long from) {
         String line = String.format(
                 "seed=%d faults=%d grants=%d writes accepted=%d stale rejected=%d overlapping"
@@ -312,8 +338,7 @@ public final class ChaosCampaign {
                 result.overlappingBeliefs(),
                 TimeUnit.NANOSECONDS.toMillis(result.maxNanosWithoutLeader()),
                 result.violations().size());
-        String mix = nemesis.mix() + "; session " + SESSION_MS + " ms"
-                + (ownCluster ? ", tick " + TICK_MS + " ms, " + ensembleLabel : ", ensemble " + config.zkConnect())
+        String mix = nemesis.mix() + "; " + electionLabel(ensemble)
                 + ", " + config.participants() + " participants "
                 + (config.processes() ? "in child JVMs" : "in one JVM") + ", "
                 + config.database().label()

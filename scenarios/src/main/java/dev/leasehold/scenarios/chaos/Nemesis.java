@@ -6,6 +6,7 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -109,7 +110,8 @@ final class Nemesis {
             case PAUSE -> {
                 Participant victim = pickLeader();
                 count(fault.label());
-                boolean led = victim.leading();
+                Set<String> ledIn = observations.electionsLedBy(victim.id);
+                boolean led = !ledIn.isEmpty();
                 say("pause " + victim.id + (led ? " (a leader)" : "") + ": " + victim.pauseKind());
                 int grantsBefore = observations.grantCount();
                 victim.pause();
@@ -118,7 +120,7 @@ final class Nemesis {
                     // A leader's pause ends after a new leader of its election wrote: its next write comes after a
                     // newer token's.
                     observations.awaitWriteElsewhere(
-                            victim.election(), victim.id, grantsBefore, 4L * SESSION_MS, TimeUnit.MILLISECONDS);
+                            ledIn, victim.id, grantsBefore, 4L * SESSION_MS, TimeUnit.MILLISECONDS);
                 }
                 victim.unpause();
             }

@@ -176,6 +176,35 @@ class ChaosCampaignTest {
                 .isEmpty();
     }
 
+    /** Lease elections on the database, no ZooKeeper: participants cut off the database and paused must give up. */
+    @Test
+    void aShortCampaignWithLeaseElectionsLeavesNoViolation() throws Exception {
+        try (ChaosDatabase h2 = ChaosDatabase.h2()) {
+            ChaosCampaign.Config lease = ChaosCampaign.Config.of(Duration.ofSeconds(8), startSeed(), 3, h2, System.out)
+                    .withVariant(Variant.defaults().withLease());
+            assertThat(new ChaosCampaign(lease).faultWeights())
+                    .containsEntry(Fault.KILL_SERVER, 0)
+                    .containsEntry(Fault.CLIENT_SIDE_EXPIRY, 0)
+                    .containsEntry(Fault.PAUSE, 20);
+            ChaosCampaign.Summary summary = campaign(seedWith(lease, 3, Fault.PAUSE, Fault.PARTITION));
+            assertThat(summary.faultMix()).contains("lease elections on the database", "pause", "partition");
+        }
+    }
+
+    /** Partition ownership: every partition is an election and a resource of its own, judged on its own. */
+    @Test
+    void aShortCampaignWithPartitionOwnershipLeavesNoViolation() throws Exception {
+        try (ChaosDatabase h2 = ChaosDatabase.h2()) {
+            ChaosCampaign.Config partitions = ChaosCampaign.Config.of(
+                            Duration.ofSeconds(8), startSeed(), 3, h2, System.out)
+                    .withVariant(Variant.defaults().withPartitions(12));
+            assertThat(new ChaosCampaign(partitions).elections()).hasSize(12).contains("partition-0", "partition-11");
+            ChaosCampaign.Summary summary = campaign(seedWith(partitions, 3, Fault.PAUSE, Fault.KILL_QUORUM_LEADER));
+            assertThat(summary.faultMix()).contains("12 partitions (FencedPartitions)", "pause");
+            assertThat(summary.result().violations()).isEmpty();
+        }
+    }
+
     @Test
     void aGivenEnsembleIsUsedButItsServersAreNeverKilled() throws Exception {
         try (TestingServer zk = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, 0), true);
