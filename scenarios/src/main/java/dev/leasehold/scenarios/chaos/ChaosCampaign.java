@@ -204,6 +204,8 @@ public final class ChaosCampaign {
     private final String prefix;
     private final Observations observations = new Observations();
     private final List<Participant> participants = new ArrayList<>();
+    /** What the ensemble granted the participants' ask, once it is known. */
+    private NegotiatedSession session = NegotiatedSession.asked();
 
     public ChaosCampaign(Config config) {
         if (config.processes() && !ChildJvm.signalsSupported()) {
@@ -237,6 +239,10 @@ public final class ChaosCampaign {
                 ChildJvm.onExit("chaos-kill-children", () -> participants.forEach(Participant::kill));
         try {
             ensemble = config.variant().usesZooKeeper() ? ensemble() : null;
+            session = ensemble == null ? NegotiatedSession.asked() : NegotiatedSession.of(ensemble);
+            if (ensemble != null) {
+                config.out().println("  session timeout: " + session.label());
+            }
             Participant.Setting setting = new Participant.Setting(config, prefix, ensemble, observations);
             FenceGate gate = new FenceGate(config.database().dataSource(), store);
             for (int i = 0; i < config.participants(); i++) {
@@ -249,9 +255,9 @@ public final class ChaosCampaign {
             }
             // The time without a leader is measured from there on, not from the first election.
             observations.awaitLeadersIn(elections().size(), ChildParticipant.START_SECONDS, TimeUnit.SECONDS);
-            to = nemesis.run(ensemble, participants, observations);
+            to = nemesis.run(ensemble, participants, observations, session.ms());
             from = nemesis.started();
-            Thread.sleep(3L * SESSION_MS); // lets the last leader settle and write before the campaign is closed
+            Thread.sleep(3L * session.ms()); // lets the last leader settle and write before the campaign is closed
         } finally {
             for (Participant participant : participants) {
                 participant.close();
@@ -307,7 +313,7 @@ public final class ChaosCampaign {
 
     /** How participants were elected, with the timing that bounds a takeover. */
     private String electionLabel(Ensemble ensemble) {
-        String zooKeeper = "session " + SESSION_MS + " ms"
+        String zooKeeper = "session " + session.label()
                 + (ensemble != null && ensemble.owned()
                         ? ", tick " + TICK_MS + " ms, " + ensemble.describe()
                         : ", ensemble " + config.zkConnect());
