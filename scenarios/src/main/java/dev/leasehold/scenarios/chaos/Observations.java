@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class Observations {
 
     /** A grant the participant still believes in. */
-    private record OpenBelief(long token, long sinceNanos) {}
+    private record OpenBelief(String election, long token, long sinceNanos) {}
 
     /** A participant's grant: the key of "has had a write acknowledged". */
     private record GrantKey(String participant, long token) {}
@@ -70,7 +70,7 @@ final class Observations {
     private void granted(String participant, String election, long token, long session, long at) {
         synchronized (lock) {
             grants.add(new HistoryChecker.Grant(at, election, participant, token, session));
-            openBeliefs.computeIfAbsent(participant, k -> new ArrayList<>()).add(new OpenBelief(token, at));
+            openBeliefs.computeIfAbsent(participant, k -> new ArrayList<>()).add(new OpenBelief(election, token, at));
             lock.notifyAll();
         }
     }
@@ -81,7 +81,7 @@ final class Observations {
                     openBeliefs.getOrDefault(participant, new ArrayList<>()).iterator();
             while (open.hasNext()) {
                 OpenBelief belief = open.next();
-                if (belief.token() == token) {
+                if (belief.token() == token && belief.election().equals(election)) {
                     open.remove();
                     beliefs.add(new HistoryChecker.Belief(election, participant, token, belief.sinceNanos(), now));
                     return;
@@ -99,13 +99,14 @@ final class Observations {
         }
     }
 
-    /** A participant that is gone (its JVM killed, or closed) believes nothing any more. */
-    void endAll(String participant, String election) {
+    /** A participant that is gone (its JVM killed, or closed) believes nothing any more, in any election. */
+    void endAll(String participant) {
         long now = System.nanoTime();
         synchronized (lock) {
             List<OpenBelief> open = openBeliefs.getOrDefault(participant, new ArrayList<>());
             for (OpenBelief belief : open) {
-                beliefs.add(new HistoryChecker.Belief(election, participant, belief.token(), belief.sinceNanos(), now));
+                beliefs.add(new HistoryChecker.Belief(
+                        belief.election(), participant, belief.token(), belief.sinceNanos(), now));
             }
             open.clear();
         }
@@ -114,6 +115,15 @@ final class Observations {
     boolean leading(String participant) {
         synchronized (lock) {
             return !openBeliefs.getOrDefault(participant, List.of()).isEmpty();
+        }
+    }
+
+    /** The elections in which {@code participant} believes it leads now. */
+    Set<String> electionsLedBy(String participant) {
+        synchronized (lock) {
+            Set<String> led = new HashSet<>();
+            openBeliefs.getOrDefault(participant, List.of()).forEach(b -> led.add(b.election()));
+            return led;
         }
     }
 
@@ -150,17 +160,17 @@ final class Observations {
     }
 
     /**
-     * Waits, at most {@code timeout}, until another participant of {@code election} than {@code victim}, granted
-     * after the first {@code grantsBefore} grants, has had a write acknowledged with that grant.
+     * Waits, at most {@code timeout}, until in each of {@code elections} another participant than {@code victim},
+     * granted after the first {@code grantsBefore} grants, has had a write acknowledged with that grant.
      */
-    void awaitWriteElsewhere(String election, String victim, int grantsBefore, long timeout, TimeUnit unit)
+    void awaitWriteElsewhere(Set<String> elections, String victim, int grantsBefore, long timeout, TimeUnit unit)
             throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         synchronized (lock) {
-            while (grants.subList(grantsBefore, grants.size()).stream()
-                    .noneMatch(g -> g.election().equals(election)
+            while (!elections.stream().allMatch(election -> grants.subList(grantsBefore, grants.size()).stream()
+                    .anyMatch(g -> g.election().equals(election)
                             && !g.participant().equals(victim)
-                            && writtenWith.contains(new GrantKey(g.participant(), g.token())))) {
+                            && writtenWith.contains(new GrantKey(g.participant(), g.token()))))) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return;

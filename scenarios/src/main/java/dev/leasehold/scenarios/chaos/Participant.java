@@ -27,8 +27,11 @@ abstract class Participant implements Closeable {
         this.id = id;
         this.selector = selector;
         this.setting = setting;
-        for (ConnectString.Server server : setting.ensemble().connectString().servers()) {
-            proxies.add(new TcpProxy(server.host(), server.port()));
+        if (setting.ensemble() != null) { // null: a lease election, no ZooKeeper
+            for (ConnectString.Server server :
+                    setting.ensemble().connectString().servers()) {
+                proxies.add(new TcpProxy(server.host(), server.port()));
+            }
         }
     }
 
@@ -55,7 +58,7 @@ abstract class Participant implements Closeable {
 
     /** It believes nothing any more (its JVM was killed, or it was closed). */
     void endAllBeliefs() {
-        setting.observations().endAll(id, election());
+        setting.observations().endAll(id);
     }
 
     boolean leading() {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.leasehold.testkit.ChaosDatabase;
 import dev.leasehold.testkit.ChildJvm;
 import dev.leasehold.testkit.NotRoot;
+import dev.leasehold.testkit.ZooKeeperPackage;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -149,6 +150,59 @@ class ChaosCampaignTest {
                         .toList())
                 .as("no child JVM outlives the campaign")
                 .isEmpty();
+    }
+
+    /** On three server processes of Debian's ZooKeeper: kill -9 and kill -STOP of servers, the quorum leader too. */
+    @Test
+    void aShortCampaignOnZooKeeperServerProcessesLeavesNoViolation() throws Exception {
+        assumeTrue(ZooKeeperPackage.require().isPresent(), ZooKeeperPackage.HINT);
+        try (ChaosDatabase h2 = ChaosDatabase.h2()) {
+            ChaosCampaign.Config config = seedWith(
+                    ChaosCampaign.Config.of(Duration.ofSeconds(8), startSeed(), 3, h2, System.out)
+                            .withVariant(Variant.defaults().withEnsemble(Variant.EnsembleKind.PROCESSES)),
+                    3,
+                    Fault.FREEZE_SERVER,
+                    Fault.KILL_QUORUM_LEADER);
+            ChaosCampaign.Summary summary = campaign(config);
+            assertThat(summary.faultMix())
+                    .contains("3 ZooKeeper server processes", "freeze server", "kill quorum leader");
+        }
+        assertThat(ProcessHandle.current()
+                        .children()
+                        .filter(ProcessHandle::isAlive)
+                        .filter(child -> child.info().commandLine().orElse("").contains("QuorumPeerMain"))
+                        .toList())
+                .as("no ZooKeeper server outlives the campaign")
+                .isEmpty();
+    }
+
+    /** Lease elections on the database, no ZooKeeper: participants cut off the database and paused must give up. */
+    @Test
+    void aShortCampaignWithLeaseElectionsLeavesNoViolation() throws Exception {
+        try (ChaosDatabase h2 = ChaosDatabase.h2()) {
+            ChaosCampaign.Config lease = ChaosCampaign.Config.of(Duration.ofSeconds(8), startSeed(), 3, h2, System.out)
+                    .withVariant(Variant.defaults().withLease());
+            assertThat(new ChaosCampaign(lease).faultWeights())
+                    .containsEntry(Fault.KILL_SERVER, 0)
+                    .containsEntry(Fault.CLIENT_SIDE_EXPIRY, 0)
+                    .containsEntry(Fault.PAUSE, 20);
+            ChaosCampaign.Summary summary = campaign(seedWith(lease, 3, Fault.PAUSE, Fault.PARTITION));
+            assertThat(summary.faultMix()).contains("lease elections on the database", "pause", "partition");
+        }
+    }
+
+    /** Partition ownership: every partition is an election and a resource of its own, judged on its own. */
+    @Test
+    void aShortCampaignWithPartitionOwnershipLeavesNoViolation() throws Exception {
+        try (ChaosDatabase h2 = ChaosDatabase.h2()) {
+            ChaosCampaign.Config partitions = ChaosCampaign.Config.of(
+                            Duration.ofSeconds(8), startSeed(), 3, h2, System.out)
+                    .withVariant(Variant.defaults().withPartitions(12));
+            assertThat(new ChaosCampaign(partitions).elections()).hasSize(12).contains("partition-0", "partition-11");
+            ChaosCampaign.Summary summary = campaign(seedWith(partitions, 3, Fault.PAUSE, Fault.KILL_QUORUM_LEADER));
+            assertThat(summary.faultMix()).contains("12 partitions (FencedPartitions)", "pause");
+            assertThat(summary.result().violations()).isEmpty();
+        }
     }
 
     @Test
