@@ -54,7 +54,7 @@ final class BillingElection implements AutoCloseable {
         /** Fences {@code resource} at this leader's token, the first step of every fenced run, and says so. */
         void fenceFirst(FenceGate gate, String resource) {
             gate.advance(resource, token);
-            timeline.accepted(name, "fenced first: " + resource + " now refuses tokens below " + token, token);
+            timeline.accepted(name, "fenced first: " + resource + " now refuses tokens below " + token, token, "fence");
         }
 
         /**

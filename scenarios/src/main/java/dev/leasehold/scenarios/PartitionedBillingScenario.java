@@ -98,7 +98,8 @@ final class PartitionedBillingScenario implements Scenario {
                         timeline.accepted(
                                 who,
                                 "charged partition " + parts[1] + ", period " + parts[3],
-                                Long.parseLong(parts[2]));
+                                Long.parseLong(parts[2]),
+                                "p" + parts[1]);
                     } else {
                         timeline.info(who, "charged partition " + parts[1] + ", period " + parts[3]);
                     }
@@ -109,7 +110,8 @@ final class PartitionedBillingScenario implements Scenario {
                             who,
                             "charge of partition " + parts[1] + " with token " + parts[2] + " REFUSED: the highest is "
                                     + parts[3],
-                            Long.parseLong(parts[2]));
+                            Long.parseLong(parts[2]),
+                            "p" + parts[1]);
                 }
                 default -> timeline.problem(who, text);
             }

@@ -87,18 +87,22 @@ final class RealPauseScenario implements Scenario {
                     timeline.info(child, "leads with token " + parts[1]);
                 }
                 case "FENCED" -> timeline.accepted(
-                        child, "fenced first with token " + parts[1], Long.parseLong(parts[1]));
+                        child, "fenced first with token " + parts[1], Long.parseLong(parts[1]), "fence");
                 case "WROTE" -> {
                     writes.merge(child, 1, Integer::sum);
                     timeline.accepted(
-                            child, "wrote #" + parts[2] + " with token " + parts[1], Long.parseLong(parts[1]));
+                            child,
+                            "wrote #" + parts[2] + " with token " + parts[1],
+                            Long.parseLong(parts[1]),
+                            "#" + parts[2]);
                 }
                 case "REJECTED" -> {
                     rejections.put(child, "write with token " + parts[1] + " rejected (highest " + parts[2] + ")");
                     timeline.rejected(
                             child,
                             "write with token " + parts[1] + " REJECTED: stale, the highest is " + parts[2],
-                            Long.parseLong(parts[1]));
+                            Long.parseLong(parts[1]),
+                            "write");
                 }
                 case "LOST" -> timeline.info(
                         child,

@@ -100,7 +100,7 @@ final class StuckLeaderScenario implements Scenario {
             long t = token.value();
             leaders.add(me);
             gate.advance(RESOURCE, t);
-            timeline.accepted(me, "leads; fenced first: " + RESOURCE + " now refuses tokens below " + t, t);
+            timeline.accepted(me, "leads; fenced first: " + RESOURCE + " now refuses tokens below " + t, t, "fence");
             if (me.equals("A")) {
                 aLeads.countDown();
             }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * What happened in one run, with times relative to its start: events (printed as they happen, in the order they
@@ -38,7 +39,8 @@ public final class Timeline {
 
     private final String title;
     private final PrintStream out;
-    private final long startNanos = System.nanoTime();
+    private final LongSupplier nanoClock;
+    private final long startNanos;
     private final List<String> lanes = new ArrayList<>();
     private final List<Event> events = new ArrayList<>();
     private final List<Span> spans = new ArrayList<>();
@@ -49,9 +51,16 @@ public final class Timeline {
     private long endMillis = -1;
 
     public Timeline(String title, PrintStream out, List<String> lanes) {
+        this(title, out, lanes, System::nanoTime);
+    }
+
+    /** A timeline on a given monotonic clock (nanoseconds), e.g. a test's settable one. */
+    Timeline(String title, PrintStream out, List<String> lanes, LongSupplier nanoClock) {
         this.title = title;
         this.out = out;
         this.lanes.addAll(lanes);
+        this.nanoClock = nanoClock;
+        this.startNanos = nanoClock.getAsLong();
     }
 
     public String title() {
@@ -59,7 +68,7 @@ public final class Timeline {
     }
 
     public synchronized long now() {
-        return (System.nanoTime() - startNanos) / 1_000_000;
+        return (nanoClock.getAsLong() - startNanos) / 1_000_000;
     }
 
     public void info(String lane, String text) {

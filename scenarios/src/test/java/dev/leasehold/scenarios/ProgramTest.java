@@ -207,8 +207,9 @@ class ProgramTest {
         String summary = html.substring(html.indexOf("<table class=\"summary\">"), html.indexOf("</table>"));
         assertThat(summary)
                 .contains("<tr data-scenario=\"stale-leader\">")
-                .contains("<b>lease-only</b>: customers" + " charged twice: c4")
-                .contains("<b>fenced</b>: customers charged exactly once");
+                .contains("<b>lease-only</b><ul><li>customers charged twice: c4</li></ul>")
+                .contains("<b>fenced</b><ul><li>customers charged exactly once")
+                .containsPattern("<li>stale writes rejected: A's charge of c4 with token \\d+ \\(highest \\d+\\)</li>");
         // Each charge is labelled with its customer, so a reader sees who was charged twice without expanding events.
         assertThat(section(html, "lease-only")).contains(">c4</text>");
         String fenced = section(html, "fenced");
@@ -221,6 +222,7 @@ class ProgramTest {
                 .matcher(fenced);
         assertThat(rejected.find()).isTrue();
         assertThat(section(html, "lease-only")).doesNotContain("class=\"write rejected\"");
+        assertThat(ReportLayout.problems(html)).isEmpty();
     }
 
     private static String section(String html, String run) {

@@ -3,6 +3,10 @@ package dev.leasehold.scenarios;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -18,14 +22,29 @@ class ScenariosTest {
     @TempDir
     Path dir;
 
+    /**
+     * Runs the scenario, then reads its report as a reader would (issue 29): no label overflows its bar, overlaps
+     * another label or a mark, lies under a pause hatch or outside its picture, at either of the report's widths.
+     */
     private Program run(String scenario) {
-        Program program = Program.run(
-                "run", scenario, "--report", dir.resolve(scenario + ".html").toString());
+        Path report = dir.resolve(scenario + ".html");
+        Program program = Program.run("run", scenario, "--report", report.toString());
         assertThat(program.exitCode()).as(program.all()).isZero();
         assertThat(program.out())
                 .as(program.all())
                 .contains("every broken run reproduced its incident and every Leasehold run held");
+        String html = readReport(report);
+        assertThat(html).contains("class=\"timeline wide\"").contains("class=\"timeline narrow\"");
+        assertThat(ReportLayout.problems(html)).as(scenario + "'s report").isEmpty();
         return program;
+    }
+
+    private static String readReport(Path report) {
+        try {
+            return Files.readString(report, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Test

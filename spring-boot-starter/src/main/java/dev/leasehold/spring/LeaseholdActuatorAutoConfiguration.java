@@ -1,7 +1,9 @@
 package dev.leasehold.spring;
 
+import java.time.Duration;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.info.InfoContributor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -37,13 +39,19 @@ public class LeaseholdActuatorAutoConfiguration {
          *
          * @param client     the Curator client, if any
          * @param initiators the initiators, one per Candidate bean
+         * @param properties the {@code leasehold.*} properties, if bound
+         * @param beans      the bean factory, to tell whether the starter made the client
          * @return the indicator
          */
         @Bean
         @ConditionalOnMissingBean(name = "leaseholdHealthIndicator")
         public LeaseholdHealthIndicator leaseholdHealthIndicator(
-                ObjectProvider<CuratorFramework> client, ObjectProvider<FencedLeaderInitiator> initiators) {
-            return new LeaseholdHealthIndicator(client.getIfUnique(), initiatorList(initiators));
+                ObjectProvider<CuratorFramework> client,
+                ObjectProvider<FencedLeaderInitiator> initiators,
+                ObjectProvider<LeaseholdProperties> properties,
+                BeanFactory beans) {
+            return new LeaseholdHealthIndicator(
+                    client.getIfUnique(), initiatorList(initiators), askedSessionTimeout(properties, beans));
         }
     }
 
@@ -60,14 +68,28 @@ public class LeaseholdActuatorAutoConfiguration {
          *
          * @param client     the Curator client, if any
          * @param initiators the initiators, one per Candidate bean
+         * @param properties the {@code leasehold.*} properties, if bound
+         * @param beans      the bean factory, to tell whether the starter made the client
          * @return the contributor
          */
         @Bean
         @ConditionalOnMissingBean(name = "leaseholdInfoContributor")
         public LeaseholdInfoContributor leaseholdInfoContributor(
-                ObjectProvider<CuratorFramework> client, ObjectProvider<FencedLeaderInitiator> initiators) {
-            return new LeaseholdInfoContributor(client.getIfUnique(), initiatorList(initiators));
+                ObjectProvider<CuratorFramework> client,
+                ObjectProvider<FencedLeaderInitiator> initiators,
+                ObjectProvider<LeaseholdProperties> properties,
+                BeanFactory beans) {
+            return new LeaseholdInfoContributor(
+                    client.getIfUnique(), initiatorList(initiators), askedSessionTimeout(properties, beans));
         }
+    }
+
+    /** The session timeout the starter's own client asked for; {@code null} for a client the application made. */
+    private static Duration askedSessionTimeout(ObjectProvider<LeaseholdProperties> properties, BeanFactory beans) {
+        LeaseholdProperties bound = properties.getIfAvailable();
+        return bound != null && beans.containsBean("leaseholdCuratorFramework")
+                ? bound.zookeeper().sessionTimeout()
+                : null;
     }
 
     private static List<FencedLeaderInitiator> initiatorList(ObjectProvider<FencedLeaderInitiator> initiators) {

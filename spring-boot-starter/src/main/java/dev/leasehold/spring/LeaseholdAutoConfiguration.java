@@ -90,6 +90,10 @@ public class LeaseholdAutoConfiguration {
             throw new IllegalStateException("interrupted while waiting for ZooKeeper at " + zk.connectString(), e);
         }
         if (connected) {
+            log.info(
+                    "ZooKeeper at {}: session timeout {}",
+                    zk.connectString(),
+                    ZookeeperSession.describe(client, zk.sessionTimeout()));
             return;
         }
         if (zk.startDisconnected()) {

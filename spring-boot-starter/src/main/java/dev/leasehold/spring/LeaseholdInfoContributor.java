@@ -1,5 +1,6 @@
 package dev.leasehold.spring;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -8,7 +9,8 @@ import org.springframework.boot.actuate.info.Info;
 import org.springframework.boot.actuate.info.InfoContributor;
 
 /**
- * Adds {@code leasehold} to the {@code info} endpoint: connected or not, and per role this instance's participant id,
+ * Adds {@code leasehold} to the {@code info} endpoint: connected or not, the session timeout the server negotiated
+ * ({@code session.timeoutMs}, beside {@code askedMs} when the starter made the client), and per role this instance's participant id,
  * whether it leads, its token, and who leads now.
  *
  * <p>Thread-safety: thread-safe.
@@ -17,14 +19,27 @@ public final class LeaseholdInfoContributor implements InfoContributor {
 
     private final CuratorFramework client;
     private final List<FencedLeaderInitiator> initiators;
+    private final Duration askedSessionTimeout;
 
     /**
      * @param client     the client the initiators run on, or {@code null} if there is none
      * @param initiators the initiators to report
      */
     public LeaseholdInfoContributor(CuratorFramework client, List<FencedLeaderInitiator> initiators) {
+        this(client, initiators, null);
+    }
+
+    /**
+     * @param client              the client the initiators run on, or {@code null} if there is none
+     * @param initiators          the initiators to report
+     * @param askedSessionTimeout the session timeout the client asked for, shown beside the negotiated one, or
+     *                            {@code null} if unknown (a client the application made)
+     */
+    public LeaseholdInfoContributor(
+            CuratorFramework client, List<FencedLeaderInitiator> initiators, Duration askedSessionTimeout) {
         this.client = client;
         this.initiators = List.copyOf(initiators);
+        this.askedSessionTimeout = askedSessionTimeout;
     }
 
     @Override
@@ -32,6 +47,9 @@ public final class LeaseholdInfoContributor implements InfoContributor {
         boolean connected = ElectionStatus.connected(client);
         Map<String, Object> leasehold = new LinkedHashMap<>();
         leasehold.put("connected", connected);
+        if (client != null) {
+            leasehold.put("session", ZookeeperSession.details(client, connected, askedSessionTimeout));
+        }
         leasehold.put("roles", ElectionStatus.roles(initiators, connected));
         builder.withDetail("leasehold", leasehold);
     }

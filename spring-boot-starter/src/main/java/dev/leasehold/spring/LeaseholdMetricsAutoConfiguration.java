@@ -7,6 +7,7 @@ import dev.leasehold.store.StoreConfig;
 import dev.leasehold.store.claims.BatchClaims;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -22,9 +23,9 @@ import org.springframework.context.annotation.Lazy;
  *   <li>{@link StoreMeters} ({@code leasehold.fence.writes}, {@code leasehold.claims}, {@code leasehold.slots}) as a
  *       {@code StoreListener} bean, which the starter's {@link StoreConfig} bean tells (when the store is
  *       configured);</li>
- *   <li>{@link BatchMeters} ({@code leasehold.batches}, {@code leasehold.batches.oldest.pending}) for the
- *       {@link BatchClaims} bean. The starter never refreshes them: call {@link BatchMeters#refresh()} on a schedule
- *       of your own (a {@code @Scheduled} method, say); until then the gauges read NaN.</li>
+ *   <li>{@link BatchMeters} ({@code leasehold.batches}, {@code leasehold.batches.oldest.pending}) in a
+ *       {@link LeaseholdBatchMeters}, only if a bean uses the {@link BatchClaims} bean (an election-only application
+ *       gets none), refreshed by the starter every {@code leasehold.store.batch-meters-refresh}.</li>
  * </ul>
  *
  * <p>Thread-safety: a configuration class; its beans are thread-safe.
@@ -72,16 +73,24 @@ public class LeaseholdMetricsAutoConfiguration {
     }
 
     /**
-     * The batch queue's gauges, refreshed only when the application calls {@link BatchMeters#refresh()}.
+     * The batch queue's gauges, registered only if a bean uses the {@link BatchClaims} bean and refreshed by the
+     * starter every {@code leasehold.store.batch-meters-refresh}.
      *
-     * @param registry the application's registry
-     * @param claims   the batch claims
+     * @param registry   the application's registry
+     * @param claims     the batch claims
+     * @param beans      the bean factory, which records who uses the batch claims
+     * @param properties the {@code leasehold.*} properties
      * @return the gauges, removed from the registry when the context closes
      */
-    @Bean(destroyMethod = "remove")
+    @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(BatchClaims.class)
-    public BatchMeters leaseholdBatchMeters(MeterRegistry registry, BatchClaims claims) {
-        return new BatchMeters(registry, claims);
+    public LeaseholdBatchMeters leaseholdBatchMeters(
+            MeterRegistry registry,
+            ObjectProvider<BatchClaims> claims,
+            ConfigurableListableBeanFactory beans,
+            LeaseholdProperties properties) {
+        return new LeaseholdBatchMeters(
+                registry, claims, beans, properties.store().batchMetersRefresh());
     }
 }

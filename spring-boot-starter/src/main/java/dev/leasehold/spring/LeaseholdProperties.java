@@ -36,7 +36,7 @@ public record LeaseholdProperties(
                         Duration.ofSeconds(30),
                         false),
                 new Election("/leasehold/election", Duration.ofSeconds(10), null),
-                new Store(StoreConfig.DEFAULT_PREFIX, true));
+                new Store(StoreConfig.DEFAULT_PREFIX, true, Duration.ofSeconds(30)));
     }
 
     /**
@@ -280,17 +280,27 @@ public record LeaseholdProperties(
      * @param tablePrefix   prefixed to every table name, checked by the store: {@code [a-z][a-z0-9_]{0,29}}
      * @param installSchema whether to create or upgrade the store's tables at start ({@code FencedSchema.install});
      *                      turn it off when Flyway or Liquibase applies {@code FencedSchema.ddl}
+     * @param batchMetersRefresh how often the starter refreshes the batch gauges ({@code leasehold.batches}), which it
+     *                      registers only when a bean uses {@code BatchClaims}; from 1 s to 1 h
      */
     public record Store(
-            @DefaultValue(StoreConfig.DEFAULT_PREFIX) String tablePrefix, @DefaultValue("true") boolean installSchema) {
+            @DefaultValue(StoreConfig.DEFAULT_PREFIX) String tablePrefix,
+            @DefaultValue("true") boolean installSchema,
+            @DefaultValue("30s") Duration batchMetersRefresh) {
 
         /**
-         * Checks the prefix with the store's own rule.
+         * Checks the prefix with the store's own rule, and the refresh period.
          *
-         * @param tablePrefix   the table prefix
-         * @param installSchema whether to install the schema
+         * @param tablePrefix        the table prefix
+         * @param installSchema      whether to install the schema
+         * @param batchMetersRefresh how often the starter refreshes the batch gauges; from 1 s to 1 h
          */
         public Store {
+            between(
+                    batchMetersRefresh,
+                    Duration.ofSeconds(1),
+                    Duration.ofHours(1),
+                    "leasehold.store.batch-meters-refresh");
             try {
                 StoreConfig.defaults().withTablePrefix(tablePrefix);
             } catch (IllegalArgumentException e) {
@@ -314,7 +324,7 @@ public record LeaseholdProperties(
          * @return a copy with it
          */
         public Store withTablePrefix(String tablePrefix) {
-            return new Store(tablePrefix, installSchema);
+            return new Store(tablePrefix, installSchema, batchMetersRefresh);
         }
 
         /**
@@ -324,7 +334,17 @@ public record LeaseholdProperties(
          * @return a copy with it
          */
         public Store withInstallSchema(boolean installSchema) {
-            return new Store(tablePrefix, installSchema);
+            return new Store(tablePrefix, installSchema, batchMetersRefresh);
+        }
+
+        /**
+         * A copy with another value.
+         *
+         * @param batchMetersRefresh how often the starter refreshes the batch gauges
+         * @return a copy with it
+         */
+        public Store withBatchMetersRefresh(Duration batchMetersRefresh) {
+            return new Store(tablePrefix, installSchema, batchMetersRefresh);
         }
     }
 

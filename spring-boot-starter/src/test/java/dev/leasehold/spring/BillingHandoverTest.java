@@ -179,7 +179,13 @@ class BillingHandoverTest {
                 Info.Builder info = new Info.Builder();
                 second.getBean(LeaseholdInfoContributor.class).contribute(info);
                 assertThat(info.build().getDetails().get("leasehold"))
-                        .isEqualTo(Map.of("connected", true, "roles", Map.of("billing", billing)));
+                        .isEqualTo(Map.of(
+                                "connected",
+                                true,
+                                "session",
+                                Map.of("timeoutMs", 4000, "askedMs", 4000L),
+                                "roles",
+                                Map.of("billing", billing)));
             }
         } finally {
             a.close();

@@ -9,10 +9,12 @@ import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FenceOutcome;
 import dev.leasehold.store.StoreConfig;
 import dev.leasehold.store.StoreListener;
+import dev.leasehold.store.claims.BatchClaims;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
@@ -21,6 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Which meters the starter binds: with {@code leasehold-micrometer} and a {@link MeterRegistry} bean, election meters
@@ -57,8 +61,13 @@ class MetersConfigurationTest {
                             .hasNotFailed()
                             .hasSingleBean(LeaseholdElectionMeters.class)
                             .hasSingleBean(StoreMeters.class)
-                            .hasSingleBean(BatchMeters.class);
+                            .hasSingleBean(LeaseholdBatchMeters.class);
                     MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    // Issue 29, item 6: nothing here uses BatchClaims (election and gate only): no batch gauge at all,
+                    // where the starter used to register five that read NaN forever
+                    assertThat(context.getBean(LeaseholdBatchMeters.class).meters())
+                            .isEmpty();
+                    assertThat(registry.find("leasehold.batches").gauges()).isEmpty();
                     FencedLeaderInitiator initiator = context.getBean(FencedLeaderInitiator.class);
                     assertThat(context.getBean(LeaseholdElectionMeters.class).of(initiator))
                             .isPresent();
@@ -113,7 +122,7 @@ class MetersConfigurationTest {
                             .hasNotFailed()
                             .doesNotHaveBean(LeaseholdElectionMeters.class)
                             .doesNotHaveBean(StoreMeters.class)
-                            .doesNotHaveBean(BatchMeters.class)
+                            .doesNotHaveBean(LeaseholdBatchMeters.class)
                             .hasSingleBean(FenceGate.class);
                     assertThat(context.getBean(FencedLeaderInitiator.class).isRunning())
                             .isTrue();
@@ -136,5 +145,52 @@ class MetersConfigurationTest {
                                     .gauge())
                             .isNull();
                 });
+    }
+
+    /** A bean of the application's that uses BatchClaims. */
+    @Configuration(proxyBeanMethods = false)
+    static class UsesBatchClaims {
+        @Bean
+        Supplier<BatchClaims> batchWorker(BatchClaims claims) {
+            return () -> claims;
+        }
+    }
+
+    /** Where BatchClaims is used, the starter registers the gauges and refreshes them: they never read NaN. */
+    @Test
+    void batchGaugesAreRegisteredWhereBatchClaimsIsUsedAndTheStarterRefreshesThem() {
+        runner.withUserConfiguration(UsesBatchClaims.class)
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withPropertyValues(
+                        "leasehold.zookeeper.connect-string=" + zk.getConnectString(),
+                        "leasehold.store.batch-meters-refresh=5s")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    BatchMeters meters =
+                            context.getBean(LeaseholdBatchMeters.class).meters().orElseThrow();
+                    assertThat(meters.lastRefresh())
+                            .as("refreshed once at start")
+                            .isPresent();
+                    assertThat(context.getBean(MeterRegistry.class)
+                                    .get("leasehold.batches")
+                                    .tag("status", "pending")
+                                    .gauge()
+                                    .value())
+                            .isEqualTo(
+                                    (double) meters.lastRefresh().orElseThrow().pending());
+                });
+    }
+
+    @Test
+    void aRefreshPeriodOutOfRangeFailsTheStartNamingTheProperty() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withPropertyValues(
+                        "leasehold.zookeeper.connect-string=" + zk.getConnectString(),
+                        "leasehold.store.batch-meters-refresh=10ms")
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("leasehold.store.batch-meters-refresh must be from PT1S to PT1H"));
     }
 }

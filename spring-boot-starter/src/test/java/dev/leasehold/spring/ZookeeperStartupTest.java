@@ -4,14 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.ServerSocket;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.actuate.info.Info;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.availability.AvailabilityChangeEvent;
 import org.springframework.boot.availability.ReadinessState;
@@ -109,6 +112,38 @@ class ZookeeperStartupTest {
             assertThat(GRANTS.poll(20, TimeUnit.SECONDS))
                     .as("a grant once connected")
                     .isNotNull();
+        }
+    }
+
+    /**
+     * Issue 29, item 2: a new user asked for 60 s and was replaced after about 37 s, because the server cut the
+     * session to its maximum (20 ticks). The info and the health say what the server negotiated, beside the ask.
+     */
+    @Test
+    void infoAndHealthShowTheSessionTimeoutTheServerNegotiated() throws Exception {
+        // tickTime 200 ms: the server grants 400 to 4,000 ms, whatever is asked
+        try (TestingServer zk = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1), true);
+                ConfigurableApplicationContext context = app(
+                                zk.getConnectString(),
+                                "leasehold.zookeeper.session-timeout=60s",
+                                "leasehold.election.close-wait=2s")
+                        .run()) {
+            Map<String, Object> expected = Map.of(
+                    "timeoutMs",
+                    4000,
+                    "askedMs",
+                    60000L,
+                    "note",
+                    "the server bounds the session timeout to 2 to 20 of its ticks (tickTime); failover follows 4000"
+                            + " ms");
+            Info.Builder info = new Info.Builder();
+            context.getBean(LeaseholdInfoContributor.class).contribute(info);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> leasehold =
+                    (Map<String, Object>) info.build().getDetails().get("leasehold");
+            assertThat(leasehold).containsEntry("session", expected);
+            assertThat(context.getBean(LeaseholdHealthIndicator.class).health().getDetails())
+                    .containsEntry("session", expected);
         }
     }
 }
