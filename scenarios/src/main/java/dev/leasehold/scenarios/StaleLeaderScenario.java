@@ -2,22 +2,12 @@ package dev.leasehold.scenarios;
 
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
-import dev.leasehold.store.StaleTokenException;
 import dev.leasehold.store.StoreConfig;
-import dev.leasehold.testkit.Ddl;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.sql.Types;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 /**
@@ -34,9 +24,8 @@ import javax.sql.DataSource;
 final class StaleLeaderScenario implements Scenario {
 
     static final String NAME = "stale-leader";
-    private static final List<String> CUSTOMERS = List.of("c1", "c2", "c3", "c4", "c5", "c6");
-    private static final String PERIOD = "2026-11";
-    private static final String RESOURCE = "billing-" + PERIOD;
+    private static final List<String> CUSTOMERS = Charges.CUSTOMERS;
+    private static final String RESOURCE = Charges.RESOURCE;
     private static final int CHARGED_BEFORE_PAUSE = 3;
     private static final long CHARGE_MS = 60;
     private static final long WAIT_MS = 30_000;
@@ -54,70 +43,6 @@ final class StaleLeaderScenario implements Scenario {
     @Override
     public List<RunResult> run(Env env) throws Exception {
         return List.of(uncoordinated(env), pinned(env), elected(env, false), elected(env, true));
-    }
-
-    /** The charges table of one run; {@code fenced} adds the idempotency key (customer, period). */
-    private record Charges(DataSource ds, String table) {
-
-        static Charges create(DataSource ds, String prefix, boolean keyed) throws SQLException {
-            Charges charges = new Charges(ds, prefix + "charges");
-            try (Connection c = ds.getConnection();
-                    Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE " + charges.table + " (id " + Ddl.identity(c) + " PRIMARY KEY,"
-                        + " customer VARCHAR(20) NOT NULL, period VARCHAR(10) NOT NULL, instance VARCHAR(10) NOT NULL,"
-                        + " token BIGINT" + (keyed ? ", UNIQUE (customer, period)" : "") + ")");
-            }
-            return charges;
-        }
-
-        void insert(Connection c, String customer, String instance, Long token) throws SQLException {
-            try (PreparedStatement p = c.prepareStatement(
-                    "INSERT INTO " + table + " (customer, period, instance, token) VALUES (?, ?, ?, ?)")) {
-                p.setString(1, customer);
-                p.setString(2, PERIOD);
-                p.setString(3, instance);
-                if (token == null) {
-                    p.setNull(4, Types.BIGINT);
-                } else {
-                    p.setLong(4, token);
-                }
-                p.executeUpdate();
-            }
-        }
-
-        void insert(String customer, String instance, Long token) throws SQLException {
-            try (Connection c = ds.getConnection()) {
-                insert(c, customer, instance, token);
-            }
-        }
-
-        Map<String, Integer> countByCustomer() throws SQLException {
-            Map<String, Integer> counts = new LinkedHashMap<>();
-            CUSTOMERS.forEach(customer -> counts.put(customer, 0));
-            try (Connection c = ds.getConnection();
-                    Statement s = c.createStatement();
-                    ResultSet rs = s.executeQuery("SELECT customer, COUNT(*) FROM " + table + " GROUP BY customer")) {
-                while (rs.next()) {
-                    counts.put(rs.getString(1), rs.getInt(2));
-                }
-            }
-            return counts;
-        }
-
-        Set<String> charged() throws SQLException {
-            return countByCustomer().entrySet().stream()
-                    .filter(e -> e.getValue() > 0)
-                    .map(Map.Entry::getKey)
-                    .collect(Collectors.toCollection(TreeSet::new));
-        }
-    }
-
-    private static String customersWith(Map<String, Integer> counts, int times) {
-        String list = counts.entrySet().stream()
-                .filter(e -> e.getValue() == times)
-                .map(Map.Entry::getKey)
-                .collect(Collectors.joining(", "));
-        return list.isEmpty() ? "none" : list;
     }
 
     // ---- uncoordinated and pinned ---------------------------------------------------------------------------
@@ -152,7 +77,7 @@ final class StaleLeaderScenario implements Scenario {
             }
             timeline.finish();
             Map<String, Integer> counts = charges.countByCustomer();
-            List<String> verdicts = List.of("customers charged 3 times: " + customersWith(counts, 3));
+            List<String> verdicts = List.of("customers charged 3 times: " + Charges.customersWith(counts, 3));
             env.printVerdicts(verdicts);
             return new RunResult(
                     NAME,
@@ -179,7 +104,7 @@ final class StaleLeaderScenario implements Scenario {
             timeline.info("C", "not configured to run billing: idle");
             timeline.finish();
             Map<String, Integer> counts = charges.countByCustomer();
-            String charged = counts.values().stream().allMatch(n -> n == 0) ? "none" : customersWith(counts, 1);
+            String charged = counts.values().stream().allMatch(n -> n == 0) ? "none" : Charges.customersWith(counts, 1);
             List<String> verdicts = List.of("customers charged: " + charged);
             env.printVerdicts(verdicts);
             return new RunResult(
@@ -239,23 +164,7 @@ final class StaleLeaderScenario implements Scenario {
                 }
                 return true;
             }
-            try {
-                gate.write(RESOURCE, token, tx -> charges.insert(tx, customer, me, token));
-                timeline.accepted(me, "charged " + customer + " with token " + token, token, customer);
-                return true;
-            } catch (StaleTokenException e) {
-                synchronized (rejections) {
-                    rejections.add(me + "'s charge of " + customer + " with token " + e.offeredToken() + " (highest "
-                            + e.highestToken() + ")");
-                }
-                timeline.rejected(
-                        me,
-                        "charge of " + customer + " REJECTED: stale token " + e.offeredToken() + " < "
-                                + e.highestToken(),
-                        token,
-                        customer);
-                return false;
-            }
+            return charges.chargeFenced(gate, timeline, rejections, me, customer, token);
         }
     }
 
@@ -281,11 +190,11 @@ final class StaleLeaderScenario implements Scenario {
             Map<String, Integer> counts = charges.countByCustomer();
             List<String> verdicts = new ArrayList<>();
             if (fenced) {
-                verdicts.add("customers charged exactly once: " + customersWith(counts, 1));
+                verdicts.add("customers charged exactly once: " + Charges.customersWith(counts, 1));
                 verdicts.add("stale writes rejected: "
                         + (billing.rejections.isEmpty() ? "none" : String.join(", ", billing.rejections)));
             } else {
-                verdicts.add("customers charged twice: " + customersWith(counts, 2));
+                verdicts.add("customers charged twice: " + Charges.customersWith(counts, 2));
             }
             env.printVerdicts(verdicts);
             boolean asExpected = fenced

@@ -5,14 +5,8 @@ import dev.leasehold.recipes.FencingToken;
 import dev.leasehold.recipes.LossCause;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
-import dev.leasehold.store.StaleTokenException;
 import dev.leasehold.store.StoreConfig;
-import dev.leasehold.testkit.Ddl;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,7 +17,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.apache.curator.framework.CuratorFramework;
 
@@ -41,8 +34,7 @@ import org.apache.curator.framework.CuratorFramework;
 final class StuckLeaderScenario implements Scenario {
 
     static final String NAME = "stuck-leader";
-    private static final List<String> CUSTOMERS = List.of("c1", "c2", "c3", "c4", "c5", "c6");
-    private static final String RESOURCE = "billing-2026-11";
+    private static final List<String> CUSTOMERS = Charges.CUSTOMERS;
     private static final int CHARGED_BEFORE_STUCK = 3;
     private static final long CHARGE_MS = 60;
     private static final Duration DEADLINE = Duration.ofMillis(600);
@@ -71,8 +63,7 @@ final class StuckLeaderScenario implements Scenario {
         final boolean withDeadline;
         final Timeline timeline;
         final FenceGate gate;
-        final DataSource ds;
-        final String table;
+        final Charges charges;
         final ReentrantLock neverFree = new ReentrantLock();
         final AtomicBoolean stuckOnce = new AtomicBoolean();
         final CountDownLatch aStuck = new CountDownLatch(1);
@@ -84,12 +75,11 @@ final class StuckLeaderScenario implements Scenario {
         final List<String> rejections = new CopyOnWriteArrayList<>();
         final Map<String, FencedLeaderSelector> selectors = new LinkedHashMap<>();
 
-        Billing(boolean withDeadline, Timeline timeline, FenceGate gate, DataSource ds, String table) {
+        Billing(boolean withDeadline, Timeline timeline, FenceGate gate, Charges charges) {
             this.withDeadline = withDeadline;
             this.timeline = timeline;
             this.gate = gate;
-            this.ds = ds;
-            this.table = table;
+            this.charges = charges;
         }
 
         void lead(String me, FencingToken token) throws Exception {
@@ -99,14 +89,14 @@ final class StuckLeaderScenario implements Scenario {
             FencedLeaderSelector selector = selectors.get(me);
             long t = token.value();
             leaders.add(me);
-            gate.advance(RESOURCE, t);
-            timeline.accepted(me, "leads; fenced first: " + RESOURCE + " now refuses tokens below " + t, t, "fence");
+            gate.advance(Charges.RESOURCE, t);
+            timeline.accepted(me, "leads; fenced first: " + Charges.RESOURCE + " now refuses tokens below " + t, t, "fence");
             if (me.equals("A")) {
                 aLeads.countDown();
             }
             int chargedByMe = 0;
             for (String customer : CUSTOMERS) {
-                if (charged().contains(customer)) {
+                if (charges.charged().contains(customer)) {
                     continue;
                 }
                 selector.progress();
@@ -142,58 +132,8 @@ final class StuckLeaderScenario implements Scenario {
         }
 
         private boolean charge(String me, String customer, long token) throws SQLException {
-            try {
-                gate.write(RESOURCE, token, tx -> {
-                    try (PreparedStatement p = tx.prepareStatement(
-                            "INSERT INTO " + table + " (customer, instance, token) VALUES (?, ?, ?)")) {
-                        p.setString(1, customer);
-                        p.setString(2, me);
-                        p.setLong(3, token);
-                        p.executeUpdate();
-                    }
-                });
-                timeline.accepted(me, "charged " + customer + " with token " + token, token, customer);
-                return true;
-            } catch (StaleTokenException e) {
-                rejections.add(me + "'s charge of " + customer + " with token " + e.offeredToken() + " (highest "
-                        + e.highestToken() + ")");
-                timeline.rejected(
-                        me,
-                        "charge of " + customer + " REJECTED: stale token " + e.offeredToken() + " < "
-                                + e.highestToken(),
-                        token,
-                        customer);
-                return false;
-            }
+            return charges.chargeFenced(gate, timeline, rejections, me, customer, token);
         }
-
-        Map<String, Integer> countByCustomer() throws SQLException {
-            Map<String, Integer> counts = new LinkedHashMap<>();
-            CUSTOMERS.forEach(customer -> counts.put(customer, 0));
-            try (Connection c = ds.getConnection();
-                    Statement s = c.createStatement();
-                    ResultSet rs = s.executeQuery("SELECT customer, COUNT(*) FROM " + table + " GROUP BY customer")) {
-                while (rs.next()) {
-                    counts.put(rs.getString(1), rs.getInt(2));
-                }
-            }
-            return counts;
-        }
-
-        List<String> charged() throws SQLException {
-            return countByCustomer().entrySet().stream()
-                    .filter(e -> e.getValue() > 0)
-                    .map(Map.Entry::getKey)
-                    .toList();
-        }
-    }
-
-    private static String customersWith(Map<String, Integer> counts, int times) {
-        String list = counts.entrySet().stream()
-                .filter(e -> e.getValue() == times)
-                .map(Map.Entry::getKey)
-                .collect(Collectors.joining(", "));
-        return list.isEmpty() ? "none" : list;
     }
 
     private RunResult run(Env env, boolean withDeadline) throws Exception {
@@ -207,13 +147,8 @@ final class StuckLeaderScenario implements Scenario {
         String prefix = env.tablePrefix();
         StoreConfig config = StoreConfig.defaults().withTablePrefix(prefix);
         FencedSchema.install(ds, config);
-        String table = prefix + "charges";
-        try (Connection c = ds.getConnection();
-                Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE " + table + " (id " + Ddl.identity(c) + " PRIMARY KEY,"
-                    + " customer VARCHAR(20) NOT NULL, instance VARCHAR(10) NOT NULL, token BIGINT NOT NULL)");
-        }
-        Billing billing = new Billing(withDeadline, timeline, new FenceGate(ds, config), ds, table);
+        Charges charges = Charges.create(ds, prefix, false);
+        Billing billing = new Billing(withDeadline, timeline, new FenceGate(ds, config), charges);
         String path = "/leasehold-scenarios/" + prefix + "stuck";
         List<CuratorFramework> clients = new ArrayList<>();
         billing.neverFree.lock();
@@ -238,15 +173,15 @@ final class StuckLeaderScenario implements Scenario {
             boolean asExpected;
             if (!withDeadline) {
                 Thread.sleep(REST_OF_RUN_MS); // the rest of the nightly run (simulated time): nobody takes over
-                Map<String, Integer> counts = billing.countByCustomer();
+                Map<String, Integer> counts = charges.countByCustomer();
                 List<String> leadersDuringRun = List.copyOf(billing.leaders);
                 timeline.problem("A", "the run is over; A still holds leadership and its loop still hangs");
                 billing.runOver.countDown();
                 billing.neverFree.unlock();
                 await(billing.aDone, "A's stuck thread to return");
                 timeline.finish();
-                verdicts.add("customers billed during the run: " + customersWith(counts, 1));
-                verdicts.add("customers never billed during the run: " + customersWith(counts, 0));
+                verdicts.add("customers billed during the run: " + Charges.customersWith(counts, 1));
+                verdicts.add("customers never billed during the run: " + Charges.customersWith(counts, 0));
                 verdicts.add("leaders during the run: " + String.join(", ", leadersDuringRun));
                 asExpected = counts.values().stream().anyMatch(n -> n == 0) && leadersDuringRun.equals(List.of("A"));
             } else {
@@ -255,8 +190,8 @@ final class StuckLeaderScenario implements Scenario {
                 await(billing.aDone, "A's stuck thread to write and stop");
                 billing.runOver.countDown();
                 timeline.finish();
-                Map<String, Integer> counts = billing.countByCustomer();
-                verdicts.add("customers charged exactly once: " + customersWith(counts, 1));
+                Map<String, Integer> counts = charges.countByCustomer();
+                verdicts.add("customers charged exactly once: " + Charges.customersWith(counts, 1));
                 verdicts.add("leaders in order: " + String.join(", ", billing.leaders));
                 verdicts.add("A gave leadership up: "
                         + billing.selectors

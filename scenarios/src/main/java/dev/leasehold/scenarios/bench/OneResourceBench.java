@@ -73,8 +73,8 @@ final class OneResourceBench {
             leader.set(bench.nextToken());
             gate.advance(RESOURCE, leader.get(), "bench");
             boolean writeGoal = threads == 1 || threads == 8;
-            // a sample: 200 ops of all threads together (--quick: 40), so that 8 threads cost no more than 1
-            int perThread = (bench.quick() ? 40 : 200) / threads;
+            // a sample: 200 ops of all threads together (--quick: 16), so that 8 threads cost no more than 1
+            int perThread = (bench.quick() ? 16 : 200) / threads;
             rows.addAll(bench.compare(
                     "fenced-write",
                     "plain transaction, one resource (" + where + ")",
