@@ -90,7 +90,8 @@ final class StuckLeaderScenario implements Scenario {
             long t = token.value();
             leaders.add(me);
             gate.advance(Charges.RESOURCE, t);
-            timeline.accepted(me, "leads; fenced first: " + Charges.RESOURCE + " now refuses tokens below " + t, t, "fence");
+            timeline.accepted(
+                    me, "leads; fenced first: " + Charges.RESOURCE + " now refuses tokens below " + t, t, "fence");
             if (me.equals("A")) {
                 aLeads.countDown();
             }
