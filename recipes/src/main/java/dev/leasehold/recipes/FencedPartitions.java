@@ -2,6 +2,7 @@ package dev.leasehold.recipes;
 
 import java.io.Closeable;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -367,23 +368,29 @@ public final class FencedPartitions implements Closeable {
         }
         SortedSet<Integer> wanted =
                 stored == null ? new TreeSet<>() : stored.assignment().partitionsOf(memberId);
+        List<Integer> unwanted = new ArrayList<>();
         for (Integer p : held.partitions()) {
             if (!wanted.contains(p)) {
-                held.release(p, LossCause.REBALANCED);
+                unwanted.add(p);
             }
         }
+        held.releaseAll(unwanted, LossCause.REBALANCED);
         Set<Integer> changed = new TreeSet<>(partitionsChanged);
         partitionsChanged.removeAll(changed);
+        List<Integer> toCheck = new ArrayList<>();
+        List<Integer> toJoin = new ArrayList<>();
         for (Integer p : wanted) {
-            if (lifecycle.get() != Lifecycle.STARTED) {
-                return;
-            }
             if (!held.hasNode(p)) {
-                held.join(p);
+                toJoin.add(p);
             } else if (all || changed.contains(p)) { // else its predecessor's watch will tell us
-                held.acquire(p);
+                toCheck.add(p);
             }
         }
+        if (lifecycle.get() != Lifecycle.STARTED) {
+            return;
+        }
+        held.acquireAll(toCheck); // one read for all
+        held.joinAll(toJoin); // one multi of creates, one read of their Stats, one read of the partitions
     }
 
     /** After a new session: our member node again, once a node of that id left by the old session is gone. */
