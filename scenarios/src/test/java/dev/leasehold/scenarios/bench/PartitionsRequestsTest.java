@@ -1,0 +1,39 @@
+package dev.leasehold.scenarios.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leasehold.testkit.Ensemble;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Issue 26's request goal, on counts (deterministic enough to assert, unlike times): at 1,200 partitions and 10 members
+ * a join, a graceful leave and a crash each cost {@code FencedPartitions} at least 10x fewer ZooKeeper requests than
+ * the naive Curator way (one {@code LeaderLatch} per partition per member), counted on the wire through a proxy per
+ * member, as {@code bench partitions} counts them. Before the rebalance's creates, checks and deletes were batched in
+ * multis: 9.4x (join), 4.0x (leave), 8.5x (crash).
+ */
+class PartitionsRequestsTest {
+
+    private static final String[] CHANGES = {"join", "leave", "crash"};
+
+    @Test
+    @Timeout(600)
+    void aRebalanceAt1200PartitionsAnd10MembersCostsAtLeastTenTimesFewerRequestsThanALatchPerPartition()
+            throws Exception {
+        try (Ensemble ensemble = Ensemble.start(3, 1_000)) {
+            PartitionsBench.Comparison comparison =
+                    PartitionsBench.compare(ensemble.connectString().toString(), 1_200, 10);
+            for (int i = 0; i < CHANGES.length; i++) {
+                PartitionsBench.Cost ours = comparison.ours()[i];
+                PartitionsBench.Cost naive = comparison.naive()[i];
+                System.out.printf(
+                        "%s: naive %d requests, ours %d requests (%d moved), %.1fx fewer%n",
+                        CHANGES[i], naive.requests(), ours.requests(), ours.moved(), comparison.ratio(i));
+                assertThat(comparison.ratio(i))
+                        .as("%s: naive %d requests, ours %d", CHANGES[i], naive.requests(), ours.requests())
+                        .isGreaterThanOrEqualTo(10.0);
+            }
+        }
+    }
+}
