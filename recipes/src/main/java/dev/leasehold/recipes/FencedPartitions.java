@@ -95,6 +95,7 @@ public final class FencedPartitions implements Closeable {
     private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.LATENT);
 
     private final PartitionGrants grants = new PartitionGrants();
+    private final PartitionListeners listeners;
 
     // What woke us; set on ZooKeeper's and Curator's threads, consumed on the recipe's thread.
     private final AtomicBoolean membersChanged = new AtomicBoolean(true);
@@ -110,6 +111,8 @@ public final class FencedPartitions implements Closeable {
     private boolean memberNode;
     private List<String> members = List.of();
     private PartitionNodes.Stored stored;
+    /** The target version the listeners were last told of ({@code rebalanced}). */
+    private int toldVersion = -1;
 
     private final Object startLock = new Object();
     private boolean closing; // guarded by startLock
@@ -152,13 +155,13 @@ public final class FencedPartitions implements Closeable {
                     + ", was " + partitionCount);
         }
         this.partitionCount = partitionCount;
-        ElectionNodes.requireArgument(listener, "listener");
+        this.listeners = new PartitionListeners(memberId, ElectionNodes.requireArgument(listener, "listener"));
         this.zk = new PartitionNodes(client, path);
         this.held = new HeldPartitions(
                 client,
                 zk,
                 memberId,
-                listener,
+                listeners,
                 grants,
                 leaseWatcher,
                 () -> lifecycle.get() == Lifecycle.STARTED,
@@ -248,6 +251,22 @@ public final class FencedPartitions implements Closeable {
         } catch (Exception e) {
             throw new IllegalStateException("could not read " + zk.assignmentPath(), e);
         }
+    }
+
+    /**
+     * Adds a listener, told after the constructor's and those added before, on the recipe's own thread, of every
+     * grant, loss and rebalance from now on (meters, say). Add it before {@link #start()} to hear every event.
+     *
+     * @param listener told of what this member gains and loses
+     * @throws IllegalArgumentException if {@code listener} is null
+     */
+    public void addListener(FencedPartitionListener listener) {
+        listeners.add(ElectionNodes.requireArgument(listener, "listener"));
+    }
+
+    /** @return the group's path, as given to the constructor */
+    public String path() {
+        return path;
     }
 
     /** @return this member's id, as given to the constructor */
@@ -368,6 +387,16 @@ public final class FencedPartitions implements Closeable {
         }
         SortedSet<Integer> wanted =
                 stored == null ? new TreeSet<>() : stored.assignment().partitionsOf(memberId);
+        if (stored != null && stored.version() != toldVersion) {
+            toldVersion = stored.version();
+            int count = stored.assignment().members().size();
+            SortedSet<Integer> target = Collections.unmodifiableSortedSet(new TreeSet<>(wanted));
+            try {
+                listeners.rebalanced(count, target);
+            } catch (RuntimeException e) {
+                log.error("[{}] the listener threw for a rebalance", memberId, e);
+            }
+        }
         List<Integer> unwanted = new ArrayList<>();
         for (Integer p : held.partitions()) {
             if (!wanted.contains(p)) {

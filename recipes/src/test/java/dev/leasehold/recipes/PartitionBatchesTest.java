@@ -154,6 +154,19 @@ class PartitionBatchesTest extends ZkTestCase {
     }
 
     @Test
+    void aClientWithANamespaceGetsNamespaceRelativePathsAndItsReadsFindItsNodes() throws Exception {
+        CuratorFramework namespaced =
+                closeLater(Zk.client(server.getConnectString())).usingNamespace("app");
+        namespaced.create().creatingParentsIfNeeded().forPath(PATH);
+        PartitionNodes inApp = new PartitionNodes(namespaced, PATH);
+        Map<Integer, PartitionNodes.Own> created = inApp.batch().createLeases(List.of(0, 1), "m");
+        assertThat(created.get(0).path()).startsWith(PATH + "/partitions/0/");
+        assertThat(observer.checkExists().forPath("/app" + created.get(0).path()))
+                .isNotNull();
+        assertThat(inApp.batch().checkAll(created, event -> {}).values()).allMatch(PartitionNodes.Check::holds);
+    }
+
+    @Test
     void chunksStayBelowTheOperationAndByteLimits() {
         List<Integer> items = IntStream.range(0, 1_201).boxed().toList();
         List<List<Integer>> chunks = PartitionBatches.chunks(items, 100);
