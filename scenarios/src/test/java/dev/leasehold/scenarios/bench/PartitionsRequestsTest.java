@@ -30,8 +30,17 @@ class PartitionsRequestsTest {
                 PartitionsBench.Cost ours = comparison.ours()[i];
                 PartitionsBench.Cost naive = comparison.naive()[i];
                 System.out.printf(
-                        "%s: naive %d requests, ours %d requests (%d moved), %.1fx fewer%n",
-                        CHANGES[i], naive.requests(), ours.requests(), ours.moved(), comparison.ratio(i));
+                        "%s: naive %d ms, %d requests, %d notifications; ours %d ms, %d requests, %d notifications"
+                                + " (%d moved): %.1fx fewer requests%n",
+                        CHANGES[i],
+                        naive.nanos() / 1_000_000,
+                        naive.requests(),
+                        naive.notifications(),
+                        ours.nanos() / 1_000_000,
+                        ours.requests(),
+                        ours.notifications(),
+                        ours.moved(),
+                        comparison.ratio(i));
                 assertThat(comparison.ratio(i))
                         .as("%s: naive %d requests, ours %d", CHANGES[i], naive.requests(), ours.requests())
                         .isGreaterThanOrEqualTo(10.0);
