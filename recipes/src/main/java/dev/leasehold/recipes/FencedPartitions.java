@@ -393,7 +393,9 @@ public final class FencedPartitions implements Closeable {
             SortedSet<Integer> target = Collections.unmodifiableSortedSet(new TreeSet<>(wanted));
             try {
                 listeners.rebalanced(count, target);
-            } catch (RuntimeException e) {
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (RuntimeException | Error e) {
                 log.error("[{}] the listener threw for a rebalance", memberId, e);
             }
         }

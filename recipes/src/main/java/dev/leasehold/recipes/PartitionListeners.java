@@ -46,20 +46,25 @@ final class PartitionListeners implements FencedPartitionListener {
     }
 
     private void each(Consumer<FencedPartitionListener> call, String what) {
-        RuntimeException first = null;
+        Throwable first = null;
         for (FencedPartitionListener listener : listeners) {
             try {
                 call.accept(listener);
-            } catch (RuntimeException e) {
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (RuntimeException | Error e) {
                 if (first == null) {
-                    first = e; // the recipe logs it with the partition's token
+                    first = e; // the caller logs it, with the partition's token
                 } else {
                     log.error("[{}] a listener threw ({})", memberId, what, e);
                 }
             }
         }
+        if (first instanceof RuntimeException e) {
+            throw e;
+        }
         if (first != null) {
-            throw first;
+            throw (Error) first;
         }
     }
 }
