@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leasehold.recipes.FencedLeaderLatch;
 import dev.leasehold.recipes.FencedLeaderListener;
+import dev.leasehold.recipes.FencedPartitionListener;
+import dev.leasehold.recipes.FencedPartitions;
 import dev.leasehold.recipes.FencingToken;
 import dev.leasehold.recipes.LossCause;
 import dev.leasehold.store.FenceGate;
@@ -28,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -42,7 +45,7 @@ import org.junit.jupiter.api.Timeout;
  * Issue 27: the shipped alert rules ({@code ops/prometheus/leasehold-alerts.yml}) and dashboard ({@code
  * ops/grafana/leasehold-dashboard.json}) use only series that Micrometer's Prometheus registry really exports. The
  * registry is fed by real elections on a TestingServer (one leader stalls past its progress deadline and another
- * takes over) and a real fenced store on H2 (a stale write refused, a claim lost on finish, an outbox intent given
+ * takes over), a real partition group and a real fenced store on H2 (a stale write refused, a claim lost on finish, an outbox intent given
  * up); every selector in the files' expressions, with its equality matchers, must match a sample of the scrape.
  */
 @Timeout(120)
@@ -50,6 +53,14 @@ class AlertSeriesTest {
 
     private static final Path OPS = Path.of("..", "ops").toAbsolutePath().normalize();
     private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private static final FencedPartitionListener IGNORE = new FencedPartitionListener() {
+        @Override
+        public void acquired(int partition, FencingToken token) {}
+
+        @Override
+        public void lost(int partition, FencingToken token, LossCause cause) {}
+    };
 
     private static String scrape;
     private static FencingToken stalledToken;
@@ -62,7 +73,8 @@ class AlertSeriesTest {
                 CuratorFramework clientA = client(zk);
                 CuratorFramework clientB = client(zk);
                 FencedLeaderLatch a = new FencedLeaderLatch(clientA, "/billing", "a");
-                FencedLeaderLatch b = new FencedLeaderLatch(clientB, "/billing", "b")) {
+                FencedLeaderLatch b = new FencedLeaderLatch(clientB, "/billing", "b");
+                FencedPartitions group = new FencedPartitions(clientB, "/billing/partitions", "b", 2, IGNORE)) {
             a.setProgressDeadline(Duration.ofMillis(300)); // a's work never calls progress(): it stalls
             ElectionMeters.bind(registry, a);
             ElectionMeters.bind(registry, b);
@@ -84,6 +96,21 @@ class AlertSeriesTest {
             assertThat(lossesA.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(LossCause.STALLED);
             assertThat(b.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
             leaderToken = b.currentToken().orElseThrow();
+            Semaphore acquired = new Semaphore(0);
+            PartitionMeters.bind(registry, group);
+            group.addListener(
+                    new FencedPartitionListener() { // after the meters: told once they counted
+                        @Override
+                        public void acquired(int partition, FencingToken token) {
+                            acquired.release();
+                        }
+
+                        @Override
+                        public void lost(int partition, FencingToken token, LossCause cause) {}
+                    });
+            group.start();
+            assertThat(acquired.tryAcquire(2, WAIT.toMillis(), TimeUnit.MILLISECONDS))
+                    .isTrue();
             feedTheStore(registry);
             scrape = registry.scrape();
         }
@@ -134,7 +161,7 @@ class AlertSeriesTest {
     @Test
     void everySeriesTheAlertRulesUseIsExported() throws IOException {
         List<String> exprs = QuerySelectors.ruleExpressions(OPS.resolve("prometheus/leasehold-alerts.yml"));
-        assertThat(exprs).hasSize(8);
+        assertThat(exprs).hasSize(9);
         assertEveryoneExported("leasehold-alerts.yml", exprs);
     }
 
@@ -159,6 +186,10 @@ class AlertSeriesTest {
         assertThat(series.matching("leasehold_leader_token", Map.of("participant", "b")))
                 .singleElement()
                 .satisfies(s -> assertThat(s.value()).isEqualTo((double) leaderToken.value()));
+        assertThat(series.matching(
+                        "leasehold_partitions_held", Map.of("election", "/billing/partitions", "participant", "b")))
+                .singleElement()
+                .satisfies(s -> assertThat(s.value()).isEqualTo(2.0));
         assertThat(series.matching("leasehold_fence_writes_total", Map.of("resource", "billing", "outcome", "stale")))
                 .singleElement()
                 .satisfies(s -> assertThat(s.value()).isEqualTo(1.0));

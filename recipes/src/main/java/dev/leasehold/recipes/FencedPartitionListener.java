@@ -1,5 +1,7 @@
 package dev.leasehold.recipes;
 
+import java.util.SortedSet;
+
 /**
  * Told when a {@link FencedPartitions} member gains or loses a partition.
  *
@@ -40,4 +42,15 @@ public interface FencedPartitionListener {
      *                  NODE_GONE} or {@code STALLED} (no {@code progress(partition)} within the progress deadline)
      */
     void lost(int partition, FencingToken token, LossCause cause);
+
+    /**
+     * The group's target changed (a member joined or left, or this member read the target for the first time): this
+     * member should now hold {@code target}. Told before the partitions move, so the {@code lost} and {@code acquired}
+     * calls of the move follow. A target, not ownership: see {@link FencedPartitions#currentAssignment()}. For meters
+     * and logs; the default does nothing.
+     *
+     * @param members how many members the target spreads the partitions over
+     * @param target  the partitions this member should hold, in order (a snapshot)
+     */
+    default void rebalanced(int members, SortedSet<Integer> target) {}
 }

@@ -2,6 +2,7 @@ package dev.leasehold.recipes;
 
 import java.io.Closeable;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -97,6 +98,8 @@ public final class FencedPartitions implements Closeable {
     /** The progress deadline of each held partition (off unless set). */
     private final PartitionProgress progress;
 
+    private final PartitionListeners listeners;
+
     // What woke us; set on ZooKeeper's and Curator's threads, consumed on the recipe's thread.
     private final AtomicBoolean membersChanged = new AtomicBoolean(true);
     private final AtomicBoolean targetChanged = new AtomicBoolean(true);
@@ -111,6 +114,8 @@ public final class FencedPartitions implements Closeable {
     private boolean memberNode;
     private List<String> members = List.of();
     private PartitionNodes.Stored stored;
+    /** The target version the listeners were last told of ({@code rebalanced}). */
+    private int toldVersion = -1;
 
     private final Object startLock = new Object();
     private boolean closing; // guarded by startLock
@@ -153,14 +158,14 @@ public final class FencedPartitions implements Closeable {
                     + ", was " + partitionCount);
         }
         this.partitionCount = partitionCount;
-        ElectionNodes.requireArgument(listener, "listener");
+        this.listeners = new PartitionListeners(memberId, ElectionNodes.requireArgument(listener, "listener"));
         this.zk = new PartitionNodes(client, path);
         this.progress = new PartitionProgress(partitionCount, memberId, grants, this::queueStep);
         this.held = new HeldPartitions(
                 client,
                 zk,
                 memberId,
-                listener,
+                listeners,
                 grants,
                 leaseWatcher,
                 () -> lifecycle.get() == Lifecycle.STARTED,
@@ -312,6 +317,22 @@ public final class FencedPartitions implements Closeable {
         }
     }
 
+    /**
+     * Adds a listener, told after the constructor's and those added before, on the recipe's own thread, of every
+     * grant, loss and rebalance from now on (meters, say). Add it before {@link #start()} to hear every event.
+     *
+     * @param listener told of what this member gains and loses
+     * @throws IllegalArgumentException if {@code listener} is null
+     */
+    public void addListener(FencedPartitionListener listener) {
+        listeners.add(ElectionNodes.requireArgument(listener, "listener"));
+    }
+
+    /** @return the group's path, as given to the constructor */
+    public String path() {
+        return path;
+    }
+
     /** @return this member's id, as given to the constructor */
     public String memberId() {
         return memberId;
@@ -434,23 +455,41 @@ public final class FencedPartitions implements Closeable {
         }
         SortedSet<Integer> wanted =
                 stored == null ? new TreeSet<>() : stored.assignment().partitionsOf(memberId);
+        if (stored != null && stored.version() != toldVersion) {
+            toldVersion = stored.version();
+            int count = stored.assignment().members().size();
+            SortedSet<Integer> target = Collections.unmodifiableSortedSet(new TreeSet<>(wanted));
+            try {
+                listeners.rebalanced(count, target);
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (RuntimeException | Error e) {
+                log.error("[{}] the listener threw for a rebalance", memberId, e);
+            }
+        }
+        List<Integer> unwanted = new ArrayList<>();
         for (Integer p : held.partitions()) {
             if (!wanted.contains(p)) {
-                held.release(p, LossCause.REBALANCED);
+                unwanted.add(p);
             }
         }
+        held.releaseAll(unwanted, LossCause.REBALANCED);
         Set<Integer> changed = new TreeSet<>(partitionsChanged);
         partitionsChanged.removeAll(changed);
+        List<Integer> toCheck = new ArrayList<>();
+        List<Integer> toJoin = new ArrayList<>();
         for (Integer p : wanted) {
-            if (lifecycle.get() != Lifecycle.STARTED) {
-                return;
-            }
             if (!held.hasNode(p)) {
-                held.join(p);
+                toJoin.add(p);
             } else if (all || changed.contains(p)) { // else its predecessor's watch will tell us
-                held.acquire(p);
+                toCheck.add(p);
             }
         }
+        if (lifecycle.get() != Lifecycle.STARTED) {
+            return;
+        }
+        held.acquireAll(toCheck); // one read for all
+        held.joinAll(toJoin); // one multi of creates, one read of their Stats, one read of the partitions
     }
 
     /** After a new session: our member node again, once a node of that id left by the old session is gone. */

@@ -1,9 +1,11 @@
 package dev.leasehold.recipes;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorWatcher;
@@ -21,6 +23,9 @@ import org.slf4j.LoggerFactory;
 final class HeldPartitions {
 
     private static final Logger log = LoggerFactory.getLogger(FencedPartitions.class);
+
+    /** How long released nodes may wait for the listener's other {@code lost} calls before they are deleted. */
+    static final long FLUSH_AFTER_NANOS = 50_000_000L;
 
     private final CuratorFramework client;
     private final PartitionNodes zk;
@@ -67,12 +72,6 @@ final class HeldPartitions {
         return nodes.containsKey(p);
     }
 
-    /** Creates our node of {@code p}, then checks it. */
-    void join(int p) throws Exception {
-        nodes.put(p, zk.createLease(p, memberId));
-        acquire(p);
-    }
-
     /** Forgets every node (they belong to an old session and die with it). */
     void forgetNodes() {
         nodes.clear();
@@ -87,11 +86,47 @@ final class HeldPartitions {
         }
     }
 
-    /** Checks our node of {@code p}: grants p if it is the lowest and ours, else waits on its predecessor. */
-    void acquire(int p) throws Exception {
+    /**
+     * Creates our nodes of {@code partitions} together (one multi per chunk, see {@link PartitionBatches}), then
+     * checks them together.
+     */
+    void joinAll(Collection<Integer> partitions) throws Exception {
+        if (partitions.isEmpty()) {
+            return;
+        }
+        Map<Integer, PartitionNodes.Own> created = zk.batch().createLeases(partitions, memberId);
+        nodes.putAll(created);
+        if (created.size() < partitions.size()) {
+            queueStep.run(); // a node went at once: created again on the next step
+        }
+        acquireAll(created.keySet());
+    }
+
+    /** Checks our nodes of {@code partitions} together: one read per chunk. Grants a partition if our node is the
+     * lowest and ours, else waits on its predecessor. */
+    void acquireAll(Collection<Integer> partitions) throws Exception {
+        Map<Integer, PartitionNodes.Own> mine = new TreeMap<>();
+        for (int p : partitions) {
+            if (nodes.containsKey(p)) {
+                mine.put(p, nodes.get(p));
+            }
+        }
+        if (mine.isEmpty()) {
+            return;
+        }
         long before = grants.generation();
+        Map<Integer, PartitionNodes.Check> checks = zk.batch().checkAll(mine, leaseWatcher);
+        for (Map.Entry<Integer, PartitionNodes.Check> entry : checks.entrySet()) {
+            if (!started.getAsBoolean()) {
+                return;
+            }
+            settle(entry.getKey(), entry.getValue(), before);
+        }
+    }
+
+    /** Acts on a check of our node of {@code p} made after {@code before} was read from the grants. */
+    private void settle(int p, PartitionNodes.Check check, long before) throws Exception {
         PartitionNodes.Own own = nodes.get(p);
-        PartitionNodes.Check check = zk.check(p, own, leaseWatcher);
         if (check.gone()) {
             withdraw(p, LossCause.NODE_GONE);
             nodes.remove(p);
@@ -134,9 +169,33 @@ final class HeldPartitions {
     }
 
     void releaseAll(LossCause cause) {
-        for (Integer p : partitions()) {
-            release(p, cause);
+        releaseAll(partitions(), cause);
+    }
+
+    /**
+     * Releases {@code partitions} as {@link #release} does each (the token withdrawn and the listener told before the
+     * node is deleted), deleting the nodes together: one multi per chunk, sent once every loss was told, or sooner
+     * when the listener has taken {@link #FLUSH_AFTER_NANOS} since the first node was ready to go (so that a slow
+     * {@code lost} does not hold the other partitions back for long).
+     */
+    void releaseAll(Collection<Integer> partitions, LossCause cause) {
+        List<String> ready = new ArrayList<>();
+        long since = 0;
+        for (int p : partitions) {
+            withdraw(p, cause);
+            PartitionNodes.Own own = nodes.remove(p);
+            if (own != null && own.owner() == ElectionNodes.sessionId(client)) {
+                if (ready.isEmpty()) {
+                    since = System.nanoTime();
+                }
+                ready.add(own.path());
+            }
+            if (!ready.isEmpty() && System.nanoTime() - since > FLUSH_AFTER_NANOS) {
+                zk.batch().deleteNodes(ready);
+                ready.clear();
+            }
         }
+        zk.batch().deleteNodes(ready);
     }
 
     private void withdraw(int p, LossCause cause) {

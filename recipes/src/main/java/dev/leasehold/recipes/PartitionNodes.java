@@ -22,7 +22,15 @@ import org.apache.zookeeper.data.Stat;
  *                                           (data: the id); the lowest holds p, its czxid is the token
  * </pre>
  *
- * <p>Thread-safety: stateless apart from the paths; the calls block on the network (the recipe's thread only).
+ * <p>The {@code _c_<uuid>-} prefix is this instance's own, the same for all its nodes (as Curator's protected mode
+ * names a node, but one uuid for the instance, not one per create): a create whose answer was lost and that was sent
+ * again (by Curator's retry, or by the next step) leaves a second node of ours in the partition. A check finds it by
+ * the prefix, does not queue behind it, and deletes it. Many creates travel in one {@code multi}
+ * ({@link PartitionBatches}); the nodes of one multi share one czxid (one transaction), which is why a token is
+ * compared only with tokens of the same partition.
+ *
+ * <p>Thread-safety: stateless apart from the paths and the batch helper; the calls block on the network (the
+ * recipe's thread only).
  */
 final class PartitionNodes {
 
@@ -36,12 +44,36 @@ final class PartitionNodes {
     private final String membersPath;
     private final String assignmentPath;
     private final String partitionsPath;
+    /** Our nodes' name before the sequence: {@code _c_<uuid>-lease-}, one uuid for this instance. */
+    private final String leaseName = "_c_" + java.util.UUID.randomUUID() + "-" + MARKER;
+
+    private final PartitionBatches batch;
 
     PartitionNodes(CuratorFramework client, String path) {
         this.client = client;
         this.membersPath = ZKPaths.makePath(path, "members");
         this.assignmentPath = ZKPaths.makePath(path, "assignment");
         this.partitionsPath = ZKPaths.makePath(path, "partitions");
+        this.batch = new PartitionBatches(client, this);
+    }
+
+    /** Many partitions' nodes in one request: creates, checks and deletes (multi). */
+    PartitionBatches batch() {
+        return batch;
+    }
+
+    String partitionsPath() {
+        return partitionsPath;
+    }
+
+    /** What our next node of {@code partition} is created as; ZooKeeper appends the sequence. */
+    String newLeasePath(int partition) {
+        return ZKPaths.makePath(partitionPath(partition), leaseName);
+    }
+
+    /** Is {@code child} (a node name) one of this instance's nodes? */
+    boolean isOurs(String child) {
+        return child.startsWith(leaseName);
     }
 
     String partitionPath(int partition) {
@@ -142,16 +174,18 @@ final class PartitionNodes {
         }
     }
 
-    /** Creates our node for {@code partition}: one round trip, the answer carries czxid and owner. */
+    /**
+     * Creates our node for {@code partition} on its own: one round trip, the answer carries czxid and owner (the
+     * fallback of {@link PartitionBatches#createLeases}).
+     */
     Own createLease(int partition, String memberId) throws Exception {
         Stat stat = new Stat();
         String path = client.create()
                 .storingStatIn(stat)
                 .creatingParentContainersIfNeeded()
-                .withProtection()
                 .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                .forPath(ZKPaths.makePath(partitionPath(partition), MARKER), bytes(memberId));
-        if (stat.getCzxid() == 0) { // Curator recovered a protected create: the answer carried no Stat
+                .forPath(newLeasePath(partition), bytes(memberId));
+        if (stat.getCzxid() == 0) { // the answer carried no Stat
             Stat read = client.checkExists().forPath(path);
             if (read == null) {
                 throw new KeeperException.NoNodeException(path);
@@ -164,9 +198,43 @@ final class PartitionNodes {
     /** What a check of our node found: it holds, it waits behind {@code predecessor}, or it is gone. */
     record Check(boolean holds, String predecessor, boolean gone) {}
 
+    /** What a partition's children say of our node, and the other nodes of ours in it (to delete, not to wait on). */
+    record Look(Check check, List<String> duplicates) {}
+
+    /**
+     * Reads {@code children} (names) of a partition for our node {@code ours}: gone if it is not there; else it holds
+     * if no node below it is anyone's but ours, else it waits behind the highest such node. Any other node with our
+     * prefix is a duplicate of ours (a create sent twice, or our previous session's node after its loss was told).
+     */
+    Look look(String ours, List<String> children) {
+        if (!children.contains(ours)) {
+            return new Look(new Check(false, null, true), List.of());
+        }
+        long ourSequence = ElectionNodes.sequenceOf(ours, MARKER);
+        String predecessor = null;
+        long best = -1;
+        List<String> duplicates = new java.util.ArrayList<>();
+        for (String child : children) {
+            if (child.equals(ours)) {
+                continue;
+            }
+            if (isOurs(child)) {
+                duplicates.add(child);
+                continue;
+            }
+            long sequence = ElectionNodes.sequenceOf(child, MARKER);
+            if (sequence >= 0 && sequence < ourSequence && sequence > best) {
+                best = sequence;
+                predecessor = child;
+            }
+        }
+        return new Look(new Check(predecessor == null, predecessor, false), duplicates);
+    }
+
     /**
      * Is our node the lowest of the partition? If not, watches the node just below it (exists watch: only the
-     * predecessor's deletion wakes us, not every change of the partition). Two round trips at most.
+     * predecessor's deletion wakes us, not every change of the partition). Two round trips at most (more only to
+     * delete a duplicate of ours).
      */
     Check check(int partition, Own own, CuratorWatcher watcher) throws Exception {
         String parent = partitionPath(partition);
@@ -177,26 +245,17 @@ final class PartitionNodes {
             } catch (KeeperException.NoNodeException e) {
                 return new Check(false, null, true);
             }
-            String ours = ZKPaths.getNodeFromPath(own.path());
-            if (!children.contains(ours)) {
-                return new Check(false, null, true);
+            Look look = look(ZKPaths.getNodeFromPath(own.path()), children);
+            for (String duplicate : look.duplicates()) {
+                deleteNode(ZKPaths.makePath(parent, duplicate));
             }
-            long ourSequence = ElectionNodes.sequenceOf(ours, MARKER);
-            String predecessor = null;
-            long best = -1;
-            for (String child : children) {
-                long sequence = ElectionNodes.sequenceOf(child, MARKER);
-                if (sequence >= 0 && sequence < ourSequence && sequence > best) {
-                    best = sequence;
-                    predecessor = child;
-                }
+            Check check = look.check();
+            if (check.gone() || check.holds()) {
+                return check;
             }
-            if (predecessor == null) {
-                return new Check(true, null, false);
-            }
-            String predecessorPath = ZKPaths.makePath(parent, predecessor);
+            String predecessorPath = ZKPaths.makePath(parent, check.predecessor());
             if (client.checkExists().usingWatcher(watcher).forPath(predecessorPath) != null) {
-                return new Check(false, predecessor, false);
+                return check;
             }
             // the predecessor left between the two reads: look again
         }
@@ -204,12 +263,17 @@ final class PartitionNodes {
 
     /** Deletes our node (retried by Curator in the background if the connection is down). */
     void deleteLease(Own own) {
+        deleteNode(own.path());
+    }
+
+    /** Deletes one of our nodes (retried by Curator in the background if the connection is down). */
+    void deleteNode(String path) {
         try {
-            client.delete().guaranteed().forPath(own.path());
+            client.delete().guaranteed().forPath(path);
         } catch (KeeperException.NoNodeException e) {
             // gone already (its session ended)
         } catch (Exception e) {
-            throw new IllegalStateException("could not delete " + own.path(), e);
+            throw new IllegalStateException("could not delete " + path, e);
         }
     }
 

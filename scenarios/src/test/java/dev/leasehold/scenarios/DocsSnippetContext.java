@@ -1,5 +1,6 @@
 package dev.leasehold.scenarios;
 
+import dev.leasehold.recipes.FencedPartitionListener;
 import dev.leasehold.recipes.FencingToken;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.slots.SlotRuns;
@@ -39,6 +40,9 @@ public abstract class DocsSnippetContext {
     protected MeterRegistry registry;
 
     protected ScheduledExecutorService scheduler;
+
+    /** The application's listener of a partition group. */
+    protected FencedPartitionListener partitionListener;
 
     /** A customer, the body of a payment request, this host's name. */
     protected String customer;

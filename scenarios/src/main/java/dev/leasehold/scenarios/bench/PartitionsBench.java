@@ -103,6 +103,19 @@ final class PartitionsBench {
     /** What one rebalance cost. */
     record Cost(long nanos, long requests, long notifications, long moved) {}
 
+    /** The three rebalances (join, leave, crash), ours and the naive way's, at one size. */
+    record Comparison(Cost[] ours, Cost[] naive) {
+        /** @return how many times fewer requests ours made than the naive way, for change {@code i} */
+        double ratio(int i) {
+            return naive[i].requests() / (double) Math.max(1, ours[i].requests());
+        }
+    }
+
+    /** Measures the three rebalances at one size, ours then the naive way's, on the ensemble at {@code connect}. */
+    static Comparison compare(String connect, int partitions, int members) throws Exception {
+        return new Comparison(ours(connect, partitions, members), naive(connect, partitions, members));
+    }
+
     List<Row> run() throws Exception {
         List<Row> rows = new ArrayList<>();
         try (Ensemble ensemble = Ensemble.start(3, 1_000)) {
@@ -110,12 +123,13 @@ final class PartitionsBench {
             long rtt = roundTrip(connect);
             for (int partitions : quick ? new int[] {12} : new int[] {12, 120, 1_200}) {
                 for (int members : quick ? new int[] {3} : new int[] {3, 10}) {
-                    Cost[] ours = ours(connect, partitions, members);
-                    Cost[] naive = naive(connect, partitions, members);
+                    Comparison comparison = compare(connect, partitions, members);
+                    Cost[] ours = comparison.ours();
+                    Cost[] naive = comparison.naive();
                     String[] events = {"join", "leave", "crash"};
                     for (int i = 0; i < 3; i++) {
                         String what = events[i] + ", " + partitions + " partitions, " + members + " members";
-                        double ratio = naive[i].requests() / (double) Math.max(1, ours[i].requests());
+                        double ratio = comparison.ratio(i);
                         rows.add(row("naive: a LeaderLatch per partition per member, " + what, naive[i], ""));
                         String goal = "";
                         if (partitions >= 1_200 && i < 2) {
@@ -150,7 +164,7 @@ final class PartitionsBench {
     }
 
     /** Join a member to members-1, close one gracefully, crash one: the cost of each rebalance. */
-    private Cost[] ours(String connect, int partitions, int members) throws Exception {
+    private static Cost[] ours(String connect, int partitions, int members) throws Exception {
         String path = "/bench-partitions/ours-" + partitions + "-" + members + "-" + System.nanoTime();
         Holdings holdings = new Holdings(partitions);
         List<Member> all = new ArrayList<>();
@@ -191,7 +205,7 @@ final class PartitionsBench {
     }
 
     /** The same three changes with one plain LeaderLatch per partition per member. */
-    private Cost[] naive(String connect, int partitions, int members) throws Exception {
+    private static Cost[] naive(String connect, int partitions, int members) throws Exception {
         String path = "/bench-partitions/naive-" + partitions + "-" + members + "-" + System.nanoTime();
         List<Member> all = new ArrayList<>();
         List<List<LeaderLatch>> latches = new ArrayList<>();
