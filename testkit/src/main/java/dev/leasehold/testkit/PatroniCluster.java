@@ -195,7 +195,10 @@ public final class PatroniCluster implements Closeable {
      */
     public synchronized int pauseReplication() {
         PatroniMember primary = primary().orElseThrow(() -> new IllegalStateException("no primary to pause"));
-        List<Long> pids = query(primary, "SELECT pid FROM pg_stat_replication WHERE state = 'streaming'");
+        List<Long> pids = query(
+                primary,
+                "SELECT pid FROM pg_stat_replication WHERE state = 'streaming'"
+                        + " AND application_name <> 'pg_basebackup'");
         if (pids.isEmpty()) {
             throw new IllegalStateException("no standby streams from " + primary + ": nothing to pause");
         }
@@ -273,13 +276,18 @@ public final class PatroniCluster implements Closeable {
     }
 
     private void awaitStandbys(PatroniMember primary, long deadline) {
-        String sql = config.synchronous()
-                ? "SELECT pid FROM pg_stat_replication WHERE state = 'streaming' AND sync_state IN ('sync', 'quorum')"
-                : "SELECT pid FROM pg_stat_replication WHERE state = 'streaming'";
+        // Only the members' own walreceivers (Patroni names them after the member): while a standby is being
+        // created, pg_basebackup's WAL stream is a walsender in state 'streaming' too.
+        String names = members.stream().map(member -> "'" + member.name() + "'").collect(Collectors.joining(", "));
+        String sql = "SELECT pid FROM pg_stat_replication WHERE state = 'streaming' AND application_name IN (" + names
+                + ")" + (config.synchronous() ? " AND sync_state IN ('sync', 'quorum')" : "");
         int wanted = config.synchronous() ? 1 : members.size() - 1;
         while (System.nanoTime() < deadline) {
             try {
-                if (query(primary, sql).size() >= wanted) {
+                // In synchronous mode Patroni fails over only to the standby its /sync key names; until it names
+                // one (synchronous_standby_names is '*' meanwhile), a crashed primary is restarted in place.
+                if (query(primary, sql).size() >= wanted
+                        && (!config.synchronous() || members.stream().anyMatch(member -> member.answers("sync")))) {
                     return;
                 }
             } catch (IllegalStateException notYet) {

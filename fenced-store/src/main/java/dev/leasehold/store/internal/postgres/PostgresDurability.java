@@ -12,7 +12,7 @@ import java.util.Locale;
  * {@code synchronous_commit} and {@code synchronous_standby_names} as this session sees them (a role's or database's
  * own setting included), {@code pg_is_in_recovery()}, and the walsenders of {@code pg_stat_replication} (a role
  * without {@code pg_read_all_stats} sees their rows but not their {@code sync_state}; then the names decide).
- * Walsenders of a base backup are left out. Stateless and thread-safe.
+ * Walsenders of a base backup (state {@code backup}, or pg_basebackup's own WAL stream) are left out. Stateless and thread-safe.
  */
 final class PostgresDurability {
 
@@ -21,9 +21,11 @@ final class PostgresDurability {
     private static final String QUERY = "SELECT pg_is_in_recovery() AS in_recovery,"
             + " current_setting('synchronous_commit') AS synchronous_commit,"
             + " current_setting('synchronous_standby_names') AS standby_names,"
-            + " (SELECT count(*) FROM pg_stat_replication WHERE state IS DISTINCT FROM 'backup') AS standbys,"
+            + " (SELECT count(*) FROM pg_stat_replication WHERE state IS DISTINCT FROM 'backup'"
+            + " AND application_name IS DISTINCT FROM 'pg_basebackup') AS standbys,"
             + " (SELECT count(*) FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum')) AS sync_standbys,"
-            + " (SELECT count(*) FROM pg_stat_replication WHERE sync_state IN ('async', 'potential')) AS async_standbys";
+            + " (SELECT count(*) FROM pg_stat_replication WHERE sync_state IN ('async', 'potential')"
+            + " AND application_name IS DISTINCT FROM 'pg_basebackup') AS async_standbys";
 
     private static final String MAKE_SYNCHRONOUS = "make replication synchronous: with Patroni set synchronous_mode:"
             + " true and synchronous_mode_strict: true; without it set synchronous_standby_names (e.g. 'ANY 1 (*)'),"
