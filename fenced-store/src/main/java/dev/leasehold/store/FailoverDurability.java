@@ -47,6 +47,9 @@ public record FailoverDurability(Replication replication, String reason, String 
     }
 
     /**
+     * @param replication what the server reports about its replication
+     * @param reason      why, not blank
+     * @param advice      what to set, or "" when nothing is needed
      * @throws IllegalArgumentException if a value is null, or the reason is blank
      */
     public FailoverDurability {

@@ -18,7 +18,13 @@ import java.util.Objects;
  */
 public record PatroniConfig(String zookeeper, int members, boolean synchronous, Path directory) {
 
-    /** @throws IllegalArgumentException if a value is missing or out of range */
+    /**
+     * @param zookeeper   the ZooKeeper connect string, without a chroot
+     * @param members     2 or 3
+     * @param synchronous synchronous (strict) or asynchronous replication
+     * @param directory   where the members' files go
+     * @throws IllegalArgumentException if a value is missing or out of range
+     */
     public PatroniConfig {
         Objects.requireNonNull(zookeeper, "zookeeper");
         Objects.requireNonNull(directory, "directory");
