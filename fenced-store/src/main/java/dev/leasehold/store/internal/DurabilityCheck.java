@@ -29,7 +29,9 @@ public final class DurabilityCheck {
     public static FailoverDurability read(Connection connection, SqlDialect sql) throws SQLException {
         FailoverDurability durability = sql.durability(connection);
         DatabaseMetaData meta = connection.getMetaData();
-        warnOnce(meta.getURL() + " as " + meta.getUserName(), durability);
+        // the URL without its parameters: a password in the URL must never reach the log
+        String url = meta.getURL() == null ? "?" : meta.getURL().replaceAll("[?;].*", "");
+        warnOnce(url + " as " + meta.getUserName(), durability);
         return durability;
     }
 
