@@ -97,6 +97,11 @@ import org.slf4j.LoggerFactory;
  * <p>"Fence first": a new leader should call {@link #advance} with its token before it reads state or acts, so the
  * old leader cannot commit between the new leader's read and its first write.
  *
+ * <p>IMPORTANT: the fence's durability is the database's. A mark acknowledged by a primary whose standbys replicate
+ * asynchronously can be lost when a standby is promoted, and a stale token then passes. At its first write a gate reads
+ * {@link FailoverDurability} (one query, on a connection of its own) and logs a WARN once per server if it is
+ * {@linkplain FailoverDurability#atRisk() at risk}; call {@link FencedSchema#durability} at start to act on it.
+ *
  * <p>Every write ({@code write}, {@code call}, {@code update}, {@code advance}) is told to the
  * {@link StoreConfig#listener()} once it ended: accepted, stale or failed.
  *
@@ -217,6 +222,7 @@ public final class FenceGate {
 
     /** Runs {@code body}, then tells the store's listener how the write ended (never changing that). */
     private <T> T told(String resource, long token, Supplier<T> body) {
+        context.checkDurabilityOnce(); // at the first write only: a WARN if a failover can lose the marks
         T result;
         try {
             result = body.get();

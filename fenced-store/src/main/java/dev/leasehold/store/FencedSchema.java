@@ -2,6 +2,7 @@ package dev.leasehold.store;
 
 import dev.leasehold.store.internal.Args;
 import dev.leasehold.store.internal.Dialects;
+import dev.leasehold.store.internal.DurabilityCheck;
 import dev.leasehold.store.internal.Jdbc;
 import dev.leasehold.store.internal.Migration;
 import dev.leasehold.store.internal.SqlDialect;
@@ -30,8 +31,12 @@ import javax.sql.DataSource;
  *       Apply them once to an empty schema (or compare them with what {@link #install} would run).</li>
  *   <li>{@link #verify}: at start-up, with the application's own (DML-only) rights: checks that the schema is at
  *       exactly the version this release needs and that every table and column it uses can be read; otherwise a
- *       {@link StoreException} with one message that says what is wrong and what to do.</li>
+ *       {@link StoreException} with one message that says what is wrong and what to do; and returns {@link
+ *       #durability}.</li>
  * </ul>
+ *
+ * <p>{@link #durability}: whether the database can lose an acknowledged fence mark when it fails over (a primary
+ * with asynchronous standbys, {@code synchronous_commit} off or local). The fence's durability is the database's.
  */
 public final class FencedSchema {
 
@@ -133,26 +138,67 @@ public final class FencedSchema {
      * Checks the schema, with {@link StoreConfig#defaults()}.
      *
      * @param ds the data source the store will use
+     * @return what {@link #durability(DataSource)} says
      * @throws StoreException as for {@link #verify(DataSource, StoreConfig)}
      */
-    public static void verify(DataSource ds) {
-        verify(ds, StoreConfig.defaults());
+    public static FailoverDurability verify(DataSource ds) {
+        return verify(ds, StoreConfig.defaults());
+    }
+
+    /**
+     * Whether the database behind {@code ds} can lose an acknowledged fence mark when it fails over, with {@link
+     * StoreConfig#defaults()}.
+     *
+     * @param ds the data source the store will use
+     * @return what the connected server reports
+     * @throws StoreException as for {@link #durability(DataSource, StoreConfig)}
+     */
+    public static FailoverDurability durability(DataSource ds) {
+        return durability(ds, StoreConfig.defaults());
+    }
+
+    /**
+     * Whether the database behind {@code ds} can lose an acknowledged fence mark when it fails over: the fence's
+     * durability is the database's. One read-only query with {@code ds}'s rights (PostgreSQL: {@code
+     * synchronous_commit}, {@code synchronous_standby_names}, {@code pg_stat_replication}; MariaDB and MySQL: the
+     * semi-synchronous replication variables and status); H2 is {@link FailoverDurability.Replication#NOT_APPLICABLE}.
+     * Call it at start and refuse to run, or alert, when it is {@link FailoverDurability#atRisk()}. It sees only what
+     * the connected server reports (see {@link FailoverDurability}). Logs a WARN once per server in this JVM when at
+     * risk, as a gate's first write does.
+     *
+     * @param ds     the data source the store will use (the same role: a setting of the role counts)
+     * @param config a forced dialect, if any
+     * @return what the connected server reports
+     * @throws StoreException if the database could not be read
+     */
+    public static FailoverDurability durability(DataSource ds, StoreConfig config) {
+        Args.notNull(ds, "dataSource");
+        Args.notNull(config, "config");
+        StoreContext context = new StoreContext(ds, config);
+        return context.jdbc()
+                .withConnection(
+                        "reading whether a failover can lose fence marks",
+                        connection -> DurabilityCheck.read(connection, context.sql()));
     }
 
     /**
      * Checks, reading only, that the schema is at {@link #currentVersion()} and that every table and column the
      * store uses can be read with {@code ds}'s rights.
      *
+     * Then reads {@link #durability(DataSource, StoreConfig)} on the same connection and returns it (a WARN once per
+     * server in this JVM if a failover can lose acknowledged marks; verify does not fail for it).
+     *
      * @param ds     the data source the store will use
      * @param config the table prefix (and a forced dialect, if any)
+     * @return whether a failover can lose acknowledged fence marks, as the connected server reports
      * @throws StoreException naming what is missing or which version was found, and what to do about it
      */
-    public static void verify(DataSource ds, StoreConfig config) {
+    public static FailoverDurability verify(DataSource ds, StoreConfig config) {
         Args.notNull(ds, "dataSource");
         Args.notNull(config, "config");
         StoreContext context = new StoreContext(ds, config);
         String where = "the fenced store schema (prefix '" + config.tablePrefix() + "')";
-        context.jdbc().withConnection("verifying " + where, connection -> {
+        return context.jdbc().withConnection("verifying " + where, connection -> {
             SqlDialect sql = context.sql();
             int installed;
             try {
@@ -186,7 +232,7 @@ public final class FencedSchema {
                             + e.getSQLState() + "). Was a migration changed by hand, or is SELECT not granted?");
                 }
             }
-            return null;
+            return DurabilityCheck.read(connection, sql);
         });
     }
 

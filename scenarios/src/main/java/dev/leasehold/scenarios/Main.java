@@ -88,7 +88,7 @@ public final class Main implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return new Runner(out).run(Scenarios.all(), options);
+        return new Runner(out).run(Scenarios.all(), options, false);
     }
 
     @Command(
@@ -117,7 +117,10 @@ public final class Main implements Callable<Integer> {
                                 spec.commandLine(), "unknown scenario '" + name + "'; known: " + Scenarios.names())));
             }
             return new Runner(parent.out)
-                    .run(selected.isEmpty() ? Scenarios.all() : selected, options.merge(parent.options));
+                    .run(
+                            selected.isEmpty() ? Scenarios.all() : selected,
+                            options.merge(parent.options),
+                            !selected.isEmpty());
         }
     }
 

@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /** Runs scenarios in one environment, prints the verdicts, writes the report and decides the exit code. */
 final class Runner {
@@ -17,7 +18,11 @@ final class Runner {
         this.out = out;
     }
 
-    int run(List<Scenario> scenarios, Main.Options options) {
+    /**
+     * @param named whether the scenarios were asked for by name: then one that cannot run here fails the program;
+     *              else (every scenario) it is skipped with its hint
+     */
+    int run(List<Scenario> scenarios, Main.Options options, boolean named) {
         long started = System.nanoTime();
         List<RunResult> results = new ArrayList<>();
         List<String> crashed = new ArrayList<>();
@@ -28,6 +33,14 @@ final class Runner {
             for (Scenario scenario : scenarios) {
                 out.println();
                 out.println("=== " + scenario.name() + ": " + scenario.summary());
+                Optional<String> missing = scenario.unavailable();
+                if (missing.isPresent()) {
+                    out.println("  " + scenario.name() + ": skipped: " + missing.get());
+                    if (named) {
+                        crashed.add(scenario.name() + ": could not run: " + missing.get());
+                    }
+                    continue;
+                }
                 try {
                     results.addAll(scenario.run(env));
                 } catch (EnvException e) {

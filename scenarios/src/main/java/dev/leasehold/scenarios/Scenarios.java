@@ -18,7 +18,8 @@ final class Scenarios {
                 new BillingExternalScenario(),
                 new PartitionedBillingScenario(),
                 new DbLeaseScenario(),
-                new StuckLeaderScenario());
+                new StuckLeaderScenario(),
+                new DbFailoverScenario());
     }
 
     static Optional<Scenario> byName(String name) {

@@ -40,7 +40,8 @@ class ProgramTest {
                 .contains("billing-external")
                 .contains("partitioned-billing")
                 .contains("db-lease")
-                .contains("stuck-leader");
+                .contains("stuck-leader")
+                .contains("db-failover");
     }
 
     @Test
@@ -49,9 +50,9 @@ class ProgramTest {
         assertThat(program.exitCode()).as(program.all()).isEqualTo(2);
         assertThat(program.err().strip())
                 .as(program.all())
-                .isEqualTo(
-                        "error: unknown scenario 'no-such-scenario'; known: duplicate-batch, stale-leader,"
-                                + " minute-slots, real-pause, billing-external, partitioned-billing, db-lease, stuck-leader (see --help)");
+                .isEqualTo("error: unknown scenario 'no-such-scenario'; known: duplicate-batch, stale-leader,"
+                        + " minute-slots, real-pause, billing-external, partitioned-billing, db-lease, stuck-leader,"
+                        + " db-failover (see --help)");
         assertThat(program.out()).isEmpty();
     }
 

@@ -1,6 +1,7 @@
 package dev.leasehold.store.internal;
 
 import dev.leasehold.store.Database;
+import dev.leasehold.store.FailoverDurability;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -121,6 +122,12 @@ public abstract class SqlDialect {
      * lock (H2): there every check takes the exclusive lock.
      */
     public abstract Optional<String> shareMark();
+
+    /**
+     * Whether the connected server can lose an acknowledged commit when it fails over, from what it reports to this
+     * connection's role (read only; see {@link FailoverDurability}).
+     */
+    public abstract FailoverDurability durability(Connection connection) throws SQLException;
 
     /** Statements that serialize concurrent schema installs, run first in the install transaction. */
     public abstract List<String> installLock();

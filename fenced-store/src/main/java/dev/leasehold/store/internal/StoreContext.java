@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +27,7 @@ public final class StoreContext {
     private final StoreEvents events;
     private volatile SqlDialect dialect;
     private volatile TxDialect tx;
+    private final AtomicBoolean durabilityChecked = new AtomicBoolean();
 
     public StoreContext(DataSource dataSource, StoreConfig config) {
         Args.notNull(dataSource, "dataSource");
@@ -81,6 +83,23 @@ public final class StoreContext {
     public SqlDialect sqlOn(Connection connection) throws SQLException {
         detectOn(connection);
         return sql();
+    }
+
+    /**
+     * At the first call only: reads whether a failover can lose acknowledged marks and logs a WARN (once per server
+     * and user in this JVM) if it can ({@link DurabilityCheck}). On a connection of its own, before the caller's
+     * transaction, so a pool of one suffices; a failure to read it is logged at INFO and never fails the caller.
+     */
+    public void checkDurabilityOnce() {
+        if (!durabilityChecked.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            jdbc.withConnection(
+                    "checking whether a failover can lose fence marks", c -> DurabilityCheck.read(c, sql()));
+        } catch (RuntimeException e) {
+            log.info("fenced store: could not read whether a failover can lose fence marks: {}", e.getMessage());
+        }
     }
 
     /** Detects the dialect from the connection in hand (never a second connection: a pool of one must suffice). */

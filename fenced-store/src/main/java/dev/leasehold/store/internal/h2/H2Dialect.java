@@ -1,6 +1,7 @@
 package dev.leasehold.store.internal.h2;
 
 import dev.leasehold.store.Database;
+import dev.leasehold.store.FailoverDurability;
 import dev.leasehold.store.internal.BatchKey;
 import dev.leasehold.store.internal.BatchRow;
 import dev.leasehold.store.internal.Jdbc;
@@ -71,6 +72,13 @@ public final class H2Dialect extends SqlDialect {
     @Override
     public Optional<String> shareMark() {
         return Optional.empty();
+    }
+
+    /** H2 does not replicate: nothing to fail over to. */
+    @Override
+    public FailoverDurability durability(Connection connection) {
+        return new FailoverDurability(
+                FailoverDurability.Replication.NOT_APPLICABLE, "H2 does not replicate: there is no failover", "");
     }
 
     @Override

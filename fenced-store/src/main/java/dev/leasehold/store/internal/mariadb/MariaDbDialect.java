@@ -1,6 +1,7 @@
 package dev.leasehold.store.internal.mariadb;
 
 import dev.leasehold.store.Database;
+import dev.leasehold.store.FailoverDurability;
 import dev.leasehold.store.StoreException;
 import dev.leasehold.store.internal.BatchKey;
 import dev.leasehold.store.internal.BatchRow;
@@ -162,6 +163,11 @@ public final class MariaDbDialect extends SqlDialect {
      * and the version rows are inserted if absent. (On MySQL two first installs at the same moment can fail on an
      * index the other created; run it again.)
      */
+    @Override
+    public FailoverDurability durability(Connection connection) throws SQLException {
+        return MariaDbDurability.of(connection);
+    }
+
     @Override
     public List<String> installLock() {
         return List.of();

@@ -1,6 +1,7 @@
 package dev.leasehold.store.internal.postgres;
 
 import dev.leasehold.store.Database;
+import dev.leasehold.store.FailoverDurability;
 import dev.leasehold.store.internal.BatchKey;
 import dev.leasehold.store.internal.BatchRow;
 import dev.leasehold.store.internal.Jdbc;
@@ -71,6 +72,11 @@ public final class PostgresDialect extends SqlDialect {
     @Override
     public Optional<String> shareMark() {
         return Optional.of("SELECT 1 FROM " + tables.fence() + " WHERE resource = ? AND token = ? FOR SHARE");
+    }
+
+    @Override
+    public FailoverDurability durability(Connection connection) throws SQLException {
+        return PostgresDurability.of(connection);
     }
 
     @Override
