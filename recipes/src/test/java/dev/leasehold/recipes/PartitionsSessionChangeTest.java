@@ -69,8 +69,7 @@ class PartitionsSessionChangeTest extends ZkTestCase {
         // the old session, joined again and took partition 0 back: it holds both, its steps since ran in the new one.
         a.await(
                 "partition 0 lost with the old session and taken back, partition 1 held",
-                r -> r.losses(LossCause.LOST).size() == 1
-                        && r.held().keySet().equals(Set.of(0, 1)));
+                r -> r.losses(LossCause.LOST).size() == 1 && r.held().keySet().equals(Set.of(0, 1)));
         memberA.close(); // leaves the group, its client stays open: every node of it must go
 
         CuratorFramework clientB = closeLater(Zk.client(server.getConnectString()));
@@ -78,7 +77,8 @@ class PartitionsSessionChangeTest extends ZkTestCase {
         closeLater(new FencedPartitions(clientB, PATH, "b", 2, b)).start();
         b.awaitHeld(2); // a node of a's left behind would stand in front of b's for as long as a's client lives
         for (int p = 0; p < 2; p++) {
-            assertThat(observer.getChildren().forPath(PATH + "/partitions/" + p)).hasSize(1);
+            assertThat(observer.getChildren().forPath(PATH + "/partitions/" + p))
+                    .hasSize(1);
         }
         assertThat(holders.violations).isEmpty();
     }
