@@ -421,7 +421,7 @@ public final class FencedPartitions implements Closeable {
         if (current != session) { // a new session: the old one's nodes are not ours (they die with it)
             withdrawAll(LossCause.LOST); // Curator may tell LOST after the new session is already here
             held.tellLosses();
-            held.forgetNodes();
+            held.forgetNodesNotOf(current); // those the last step made in the new session are ours
             memberNode = false;
             session = current;
             checkAll.set(true);

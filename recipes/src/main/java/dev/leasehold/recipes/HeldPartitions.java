@@ -72,9 +72,13 @@ final class HeldPartitions {
         return nodes.containsKey(p);
     }
 
-    /** Forgets every node (they belong to an old session and die with it). */
-    void forgetNodes() {
-        nodes.clear();
+    /**
+     * Forgets every node of a session other than {@code current} (they die with it). A node of {@code current} stays
+     * ours: a step the session changed under creates the rest of its nodes in the new session, and a node forgotten
+     * while its session lives would stand for ever in front of its partition's later nodes.
+     */
+    void forgetNodesNotOf(long current) {
+        nodes.values().removeIf(own -> own.owner() != current);
     }
 
     /** Tells the listener of tokens withdrawn on other threads (SUSPENDED, LOST), in the order they were. */
