@@ -35,12 +35,18 @@ class SelectorSuspendedGrantTest extends ZkTestCase {
         private final BlockingQueue<String> events;
         private final String countedDown;
         private final String interrupted;
+        private final String entered;
 
         ReportingLatch(BlockingQueue<String> events, String countedDown, String interrupted) {
+            this(events, countedDown, interrupted, null);
+        }
+
+        ReportingLatch(BlockingQueue<String> events, String countedDown, String interrupted, String entered) {
             super(1);
             this.events = events;
             this.countedDown = countedDown;
             this.interrupted = interrupted;
+            this.entered = entered;
         }
 
         @Override
@@ -53,6 +59,9 @@ class SelectorSuspendedGrantTest extends ZkTestCase {
 
         @Override
         public void await() throws InterruptedException {
+            if (entered != null) {
+                events.add(entered);
+            }
             try {
                 super.await();
             } catch (InterruptedException e) {
@@ -90,10 +99,13 @@ class SelectorSuspendedGrantTest extends ZkTestCase {
         }));
         selector.autoRequeue();
         LeaderSelector curators = field(selector, FencedLeaderSelector.class, "selector", LeaderSelector.class);
-        CountDownLatch firstHold = new ReportingLatch(events, null, "hold interrupted");
+        CountDownLatch firstHold = new ReportingLatch(events, null, "hold interrupted", "holding");
         setDebugLatches(curators, new ReportingLatch(events, "acquired", null), firstHold);
         selector.start();
         assertThat(events.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("acquired");
+        // Curator reads its hold hook after the acquire hook: swap the hooks only once it waits on the first hold
+        // (swapped sooner, it held on the second one and its cancel went unseen: "acquired again" in .ci/run)
+        assertThat(events.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("holding");
         CountDownLatch secondHold = new CountDownLatch(1);
         toClose.push(secondHold::countDown);
         setDebugLatches(curators, new ReportingLatch(events, "acquired again", null), secondHold);
