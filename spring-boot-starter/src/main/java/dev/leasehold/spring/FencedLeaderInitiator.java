@@ -20,7 +20,8 @@ import org.springframework.integration.leader.event.LeaderEventPublisher;
 
 /**
  * Runs a Spring Integration {@link Candidate} in a fenced election: a {@link FencedLeaderSelector} on
- * {@code electionRoot + "/" + candidate.getRole()}, with {@code candidate.getId()} as the participant id.
+ * {@code electionRoot + "/" + candidate.getRole()}, with {@code candidate.getId()} as the participant id unless one is
+ * given (the starter gives one to a candidate that names no id of its own: see docs/spring-boot.md).
  *
  * <p>The candidate is called, and the events published, on the initiator's own thread (never a ZooKeeper or
  * Curator thread, never under a lock), one call at a time:
@@ -96,6 +97,27 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
      */
     public FencedLeaderInitiator(
             CuratorFramework client, Candidate candidate, String electionRoot, Duration closeWait) {
+        this(client, candidate, candidate == null ? null : candidate.getId(), electionRoot, closeWait);
+    }
+
+    /**
+     * An initiator whose participant id is given, not the candidate's {@code getId()}: the starter gives each
+     * candidate that names no id of its own this instance's id ({@code leasehold.election.participant-id}, or host,
+     * pid and a random part).
+     *
+     * @param client        a Curator client, started before {@link #start()}; this initiator never closes it
+     * @param candidate     the candidate; its role must be a non-blank znode name
+     * @param participantId this participant's id in the election: non-blank and unique among the participants
+     * @param electionRoot  the path under which each role has its election, e.g. {@code /leasehold/election}
+     * @param closeWait     how long {@link #stop()} waits for {@code onRevoked} to return; more than 0, at most 1 h
+     * @throws IllegalArgumentException if an argument is missing or not allowed (the message says which)
+     */
+    public FencedLeaderInitiator(
+            CuratorFramework client,
+            Candidate candidate,
+            String participantId,
+            String electionRoot,
+            Duration closeWait) {
         if (client == null) {
             throw new IllegalArgumentException("client must not be null");
         }
@@ -105,7 +127,7 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
         this.client = client;
         this.candidate = candidate;
         this.role = ElectionPaths.requireRole(candidate.getRole(), candidate);
-        this.participantId = ElectionPaths.requireId(candidate.getId(), candidate);
+        this.participantId = ElectionPaths.requireId(participantId, candidate);
         this.electionPath = ElectionPaths.join(ElectionPaths.requireRoot(electionRoot), role);
         if (closeWait == null
                 || closeWait.compareTo(Duration.ZERO) <= 0
@@ -278,7 +300,7 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
     }
 
     /**
-     * The candidate's id.
+     * This participant's id in the election: the candidate's id, or the one given at construction.
      *
      * @return this participant's id in the election
      */

@@ -26,7 +26,12 @@ public final class InitiatorRegistrar implements BeanDefinitionRegistryPostProce
 
     @Override
     public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
-        CandidateInitiators.register(registry, SUFFIX, FencedLeaderInitiator.class, InitiatorRegistrar::create);
+        CandidateInitiators.register(
+                registry,
+                SUFFIX,
+                FencedLeaderInitiator.class,
+                InitiatorRegistrar::properties,
+                InitiatorRegistrar::create);
     }
 
     @Override
@@ -34,11 +39,14 @@ public final class InitiatorRegistrar implements BeanDefinitionRegistryPostProce
         // all the work is done on the registry
     }
 
+    private static LeaseholdProperties properties(ConfigurableListableBeanFactory beans) {
+        return beans.getBeanProvider(LeaseholdProperties.class).getIfAvailable(LeaseholdProperties::defaults);
+    }
+
     private static FencedLeaderInitiator create(
-            ConfigurableListableBeanFactory beans, String candidateName, String name) {
+            ConfigurableListableBeanFactory beans, String candidateName, String name, ParticipantIds ids) {
         Candidate candidate = beans.getBean(candidateName, Candidate.class);
-        LeaseholdProperties properties =
-                beans.getBeanProvider(LeaseholdProperties.class).getIfAvailable(LeaseholdProperties::defaults);
+        LeaseholdProperties properties = properties(beans);
         CuratorFramework client;
         try {
             client = beans.getBean(CuratorFramework.class);
@@ -58,6 +66,7 @@ public final class InitiatorRegistrar implements BeanDefinitionRegistryPostProce
             FencedLeaderInitiator initiator = new FencedLeaderInitiator(
                     client,
                     candidate,
+                    ids.assign(candidate, candidateName),
                     properties.election().root(),
                     properties.election().closeWait());
             if (properties.election().progressDeadline() != null) {
@@ -68,7 +77,9 @@ public final class InitiatorRegistrar implements BeanDefinitionRegistryPostProce
             throw new LeaseholdConfigurationException(
                     "The Candidate bean '" + candidateName + "' cannot take part in" + " a fenced election: "
                             + e.getMessage(),
-                    "Give the Candidate a non-blank role (one ZooKeeper node name) and a unique, non-blank id.",
+                    "Give the Candidate a non-blank role (one ZooKeeper node name) and, if it names an id, a unique"
+                            + " non-blank one (a Candidate that names none takes leasehold.election.participant-id, or"
+                            + " host, pid and a random part).",
                     e);
         }
     }

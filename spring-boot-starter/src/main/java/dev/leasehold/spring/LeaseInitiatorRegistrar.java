@@ -41,7 +41,8 @@ public final class LeaseInitiatorRegistrar implements BeanDefinitionRegistryPost
                 registry,
                 SUFFIX,
                 LeaseLeaderInitiator.class,
-                (beans, candidateName, name) -> create(beans, candidateName));
+                this::properties,
+                (beans, candidateName, name, ids) -> create(beans, candidateName, ids));
     }
 
     @Override
@@ -49,7 +50,13 @@ public final class LeaseInitiatorRegistrar implements BeanDefinitionRegistryPost
         // all the work is done on the registry
     }
 
-    private LeaseLeaderInitiator create(ConfigurableListableBeanFactory beans, String candidateName) {
+    private LeaseholdProperties properties(ConfigurableListableBeanFactory beans) {
+        return beans.getBeanProvider(LeaseholdProperties.class)
+                .getIfAvailable(() -> Binder.get(environment).bindOrCreate("leasehold", LeaseholdProperties.class));
+    }
+
+    private LeaseLeaderInitiator create(
+            ConfigurableListableBeanFactory beans, String candidateName, ParticipantIds ids) {
         Candidate candidate = beans.getBean(candidateName, Candidate.class);
         LeaseholdLeaseProperties properties =
                 Binder.get(environment).bindOrCreate("leasehold.election", LeaseholdLeaseProperties.class);
@@ -68,10 +75,13 @@ public final class LeaseInitiatorRegistrar implements BeanDefinitionRegistryPost
         StoreConfig config = beans.getBeanProvider(StoreConfig.class).getIfAvailable(StoreConfig::defaults);
         try {
             LeaseLeaderInitiator initiator = new LeaseLeaderInitiator(
-                    dataSource, candidate, properties.lease().toTiming(), config);
-            LeaseholdProperties.Election election = beans.getBeanProvider(LeaseholdProperties.class)
-                    .getIfAvailable(() -> Binder.get(environment).bindOrCreate("leasehold", LeaseholdProperties.class))
-                    .election(); // leasehold.election.progress-deadline, as for the ZooKeeper initiators
+                    dataSource,
+                    candidate,
+                    ids.assign(candidate, candidateName),
+                    properties.lease().toTiming(),
+                    config);
+            // leasehold.election.progress-deadline, as for the ZooKeeper initiators
+            LeaseholdProperties.Election election = properties(beans).election();
             if (election.progressDeadline() != null) {
                 initiator.setProgressDeadline(election.progressDeadline());
             }
@@ -80,8 +90,10 @@ public final class LeaseInitiatorRegistrar implements BeanDefinitionRegistryPost
             throw new LeaseholdConfigurationException(
                     "The Candidate bean '" + candidateName + "' cannot take part in a lease election: "
                             + e.getMessage(),
-                    "Give the Candidate a non-blank role (the lease's name) and a unique, non-blank id, each at most"
-                            + " 200 characters without blanks at either end.",
+                    "Give the Candidate a non-blank role (the lease's name) and, if it names an id, a unique"
+                            + " non-blank one, each at most 200 characters without blanks at either end (a Candidate"
+                            + " that names none takes leasehold.election.participant-id, or host, pid and a random"
+                            + " part).",
                     e);
         }
     }

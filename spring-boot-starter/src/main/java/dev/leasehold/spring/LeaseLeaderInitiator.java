@@ -24,7 +24,8 @@ import org.springframework.integration.leader.event.LeaderEventPublisher;
 /**
  * Runs a Spring Integration {@link Candidate} in a {@link LeaseElection} on the application's database, without
  * ZooKeeper ({@code leasehold.election.backend=jdbc}): the lease is named after {@code candidate.getRole()}, the holder
- * is {@code candidate.getId()}.
+ * is {@code candidate.getId()} unless one is given (the starter gives one to a candidate that names no id of its own:
+ * see docs/spring-boot.md).
  *
  * <p>The candidate is called, and the events published, on the election's own event thread (never the thread that
  * renews the lease, never under a lock), one call at a time:
@@ -73,6 +74,24 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
      * @throws IllegalArgumentException if an argument is missing or not allowed (the message says which)
      */
     public LeaseLeaderInitiator(DataSource dataSource, Candidate candidate, LeaseTiming timing, StoreConfig config) {
+        this(dataSource, candidate, candidate == null ? null : candidate.getId(), timing, config);
+    }
+
+    /**
+     * An initiator whose holder id is given, not the candidate's {@code getId()}: the starter gives each candidate
+     * that names no id of its own this instance's id ({@code leasehold.election.participant-id}, or host, pid and a
+     * random part).
+     *
+     * @param dataSource where the lease table is (schema version 6)
+     * @param candidate  the candidate; its role names the lease (non-blank, at most 200 characters, no blanks at
+     *                   either end)
+     * @param holder     this participant's holder id, unique among the participants; same rules as the role
+     * @param timing     the lease's timing
+     * @param config     the store's table prefix (and dialect, if forced)
+     * @throws IllegalArgumentException if an argument is missing or not allowed (the message says which)
+     */
+    public LeaseLeaderInitiator(
+            DataSource dataSource, Candidate candidate, String holder, LeaseTiming timing, StoreConfig config) {
         if (candidate == null) {
             throw new IllegalArgumentException("candidate must not be null");
         }
@@ -81,7 +100,7 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
         this.timing = timing;
         this.config = config;
         this.role = candidate.getRole();
-        this.holder = candidate.getId();
+        this.holder = holder;
         // checks every argument now, as the election would at start (nothing is written)
         new LeaseElection(dataSource, role, holder, timing, new Listener(), config);
     }
@@ -241,7 +260,7 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
     }
 
     /**
-     * The candidate's id.
+     * This participant's holder id: the candidate's id, or the one given at construction.
      *
      * @return the holder id
      */

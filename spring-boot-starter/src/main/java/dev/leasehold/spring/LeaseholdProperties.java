@@ -35,7 +35,7 @@ public record LeaseholdProperties(
                         null,
                         Duration.ofSeconds(30),
                         false),
-                new Election("/leasehold/election", Duration.ofSeconds(10), null),
+                new Election("/leasehold/election", Duration.ofSeconds(10), null, null),
                 new Store(StoreConfig.DEFAULT_PREFIX, true, Duration.ofSeconds(30)));
     }
 
@@ -224,20 +224,32 @@ public record LeaseholdProperties(
      * @param progressDeadline unset (the default) or from 1 ms to 1 day: each initiator's leader must call {@link
      *                  FencedContext#progress()} at least this often, or it gives leadership up (cause {@code
      *                  STALLED}) so that another instance leads
+     * @param participantId this instance's participant id, for each candidate that names no id of its own (see
+     *                  {@link ParticipantIds}); unset (the default): {@code <host>-<pid>-<8 hex digits>}, made once
+     *                  per application context, so two instances on one host (or two contexts in one JVM) differ;
+     *                  set: non-blank, at most 200 characters, no blanks at either end, no control characters
      */
     public record Election(
             @DefaultValue("/leasehold/election") String root,
             @DefaultValue("10s") Duration closeWait,
-            Duration progressDeadline) {
+            Duration progressDeadline,
+            String participantId) {
 
         /**
-         * Checks every value.
+         * Checks every value; a blank participant id counts as unset.
          *
          * @param root      the election root
          * @param closeWait the close wait
          * @param progressDeadline the progress deadline, or null for none
+         * @param participantId this instance's participant id, or null for the default
          */
         public Election {
+            if (participantId != null && participantId.isBlank()) {
+                participantId = null;
+            }
+            if (participantId != null) {
+                ParticipantIds.requireValid(participantId, "leasehold.election.participant-id");
+            }
             try {
                 ElectionPaths.requireRoot(root);
             } catch (IllegalArgumentException e) {
@@ -260,7 +272,7 @@ public record LeaseholdProperties(
          * @return a copy with it
          */
         public Election withRoot(String root) {
-            return new Election(root, closeWait, progressDeadline);
+            return new Election(root, closeWait, progressDeadline, participantId);
         }
 
         /**
@@ -270,7 +282,17 @@ public record LeaseholdProperties(
          * @return a copy with it
          */
         public Election withProgressDeadline(Duration progressDeadline) {
-            return new Election(root, closeWait, progressDeadline);
+            return new Election(root, closeWait, progressDeadline, participantId);
+        }
+
+        /**
+         * A copy with another value.
+         *
+         * @param participantId this instance's participant id, or null for the default
+         * @return a copy with it
+         */
+        public Election withParticipantId(String participantId) {
+            return new Election(root, closeWait, progressDeadline, participantId);
         }
     }
 

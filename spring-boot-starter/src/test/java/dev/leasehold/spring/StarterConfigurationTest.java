@@ -187,7 +187,7 @@ class StarterConfigurationTest {
         return names;
     }
 
-    private static List<String> messages(Throwable failure) {
+    static List<String> messages(Throwable failure) {
         List<String> messages = new ArrayList<>();
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             messages.add(cause.getMessage());
