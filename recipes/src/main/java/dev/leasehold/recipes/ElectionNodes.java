@@ -1,10 +1,13 @@
 package dev.leasehold.recipes;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.utils.ZKPaths;
@@ -265,5 +268,27 @@ final class ElectionNodes {
             thread.setDaemon(true);
             return thread;
         };
+    }
+
+    /**
+     * One background read of {@code path}, awaited (at most {@code timeout}; not at all while disconnected):
+     * ZooKeeper answers a session's requests in order and Curator runs their callbacks in that order, so every
+     * callback of a request sent before this one has run when it returns.
+     */
+    static void awaitEarlierAnswers(CuratorFramework client, String path, Duration timeout) {
+        if (!isConnected(client)) {
+            return;
+        }
+        CountDownLatch answered = new CountDownLatch(1);
+        try {
+            client.checkExists()
+                    .inBackground((c, event) -> answered.countDown())
+                    .forPath(path);
+            answered.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            // closing anyway: this read only orders Curator's own clean-up before the client's close
+        }
     }
 }

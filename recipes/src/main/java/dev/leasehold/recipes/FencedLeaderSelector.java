@@ -99,6 +99,14 @@ public final class FencedLeaderSelector implements Closeable {
 
     private boolean curatorStarted;
     private boolean released;
+    /**
+     * Curator's task is in or past our takeLeadership: the leader's work, then Curator's release of the node
+     * (guarded by curatorLifecycle). A close then lets the task end before Curator's selector is closed.
+     */
+    private boolean leaderTask;
+    /** Curator's selector was closed, or is being closed (guarded by curatorLifecycle): it is closed once. */
+    private boolean curatorClosed;
+
     private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.LATENT);
     private final AtomicReference<Grant> grant = new AtomicReference<>(new Grant(null, 0));
     private volatile Thread leaderThread;
@@ -159,8 +167,14 @@ public final class FencedLeaderSelector implements Closeable {
         this.listener = ElectionNodes.requireArgument(listener, "listener");
         this.closeWait = ElectionNodes.requireCloseWait(closeWait);
         ThreadFactory threads = ElectionNodes.namedDaemon("leasehold-selector-" + participantId);
-        this.leaderThreads = new ThreadPoolExecutor(
-                1, 1, IDLE_THREAD_MILLIS, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threads);
+        this.leaderThreads =
+                new ThreadPoolExecutor(
+                        1, 1, IDLE_THREAD_MILLIS, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threads) {
+                    @Override
+                    protected void afterExecute(Runnable task, Throwable thrown) {
+                        curatorTaskEnded();
+                    }
+                };
         this.leaderThreads.allowCoreThreadTimeOut(true);
         CuratorFramework tapped = !clientView
                 ? client
@@ -387,8 +401,11 @@ public final class FencedLeaderSelector implements Closeable {
      * carry the highest token and the resource accepts them, until the work returns or the session ends. Called
      * from the work itself, or on a ZooKeeper or Curator thread, this does not wait.
      *
-     * <p>The work may be interrupted twice: once by the withdrawal, once more when Curator's selector cancels its
-     * task. Work that clears the interrupt and then blocks (in a {@code finally}, say) can be interrupted again.
+     * <p>The work is interrupted once. Curator may not queue this participant again (a new node, whose create a
+     * later close would interrupt, leaving Curator a clean-up it cannot start once the client closes: {@code ERROR
+     * ... Could not start guaranteed delete for node}), and Curator's selector is closed only after its task released
+     * the node, so Curator does not interrupt that thread a second time inside the delete ({@code ERROR ... The leader
+     * threw an exception}, an {@code InterruptedException}). A participant still queued is cancelled by Curator.
      */
     @Override
     public void close() {
@@ -396,32 +413,37 @@ public final class FencedLeaderSelector implements Closeable {
         if (previous == Lifecycle.CLOSED) {
             return;
         }
-        withdraw(LossCause.CLOSED, "closed");
+        withdraw(LossCause.CLOSED, "closed", false); // the token now; the one interrupt below
         boolean closeCurator;
+        boolean taskEndsFirst;
         synchronized (curatorLifecycle) {
             released = true;
             closeCurator = curatorStarted;
             if (curatorStarted) {
                 STARTED.remove(new Participant(client, leaderPath, participantId));
             }
+            taskEndsFirst = leaderTask;
         }
-        if (closeCurator) {
-            try {
-                selector.close();
-            } catch (RuntimeException e) {
-                log.warn(
-                        "[{}] closing the Curator selector on {} failed; its node goes with the session",
-                        participantId,
-                        leaderPath,
-                        e);
+        leaderThreads.shutdown(); // Curator cannot queue this participant again: its next attempt is refused
+        if (taskEndsFirst) {
+            // Leading, or Curator releasing the node: interrupt the work once; Curator's selector is closed when the
+            // task ended (curatorTaskEnded), so Curator never interrupts that thread inside the release.
+            Thread worker = leaderThread;
+            if (worker != null) {
+                worker.interrupt();
             }
+        } else if (closeCurator) {
+            closeCuratorSelector(); // queued, not leading: Curator cancels the attempt, no leader work to hit
         }
-        leaderThreads.shutdown();
         if (Thread.currentThread() == leaderThread || ElectionNodes.isZooKeeperOrCuratorThread()) {
             return;
         }
         try {
-            if (!leaderThreads.awaitTermination(closeWait.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (leaderThreads.awaitTermination(closeWait.toMillis(), TimeUnit.MILLISECONDS)) {
+                // What Curator's task left in flight (its clean-up of a create the close interrupted) is answered
+                // while the client is still open: else Curator logs that it could not start its delete.
+                ElectionNodes.awaitEarlierAnswers(client, leaderPath, closeWait);
+            } else {
                 log.warn(
                         "[{}] the leader's work ignored the interrupt for {} ms and still runs: it keeps its node, so"
                                 + " no follower can lead and its writes still carry the highest token (the resource accepts"
@@ -440,8 +462,48 @@ public final class FencedLeaderSelector implements Closeable {
                 + grant.get().token() + "]";
     }
 
+    /** On the task's thread, after each of Curator's tasks: closes Curator's selector if {@link #close()} waits for it. */
+    private void curatorTaskEnded() {
+        boolean closing;
+        synchronized (curatorLifecycle) {
+            leaderTask = false;
+            closing = released;
+        }
+        if (closing) {
+            closeCuratorSelector();
+        }
+    }
+
+    /** Closes Curator's selector once, on whichever thread comes first after {@link #close()}. */
+    private void closeCuratorSelector() {
+        synchronized (curatorLifecycle) {
+            if (curatorClosed || !curatorStarted) {
+                return;
+            }
+            curatorClosed = true;
+        }
+        try {
+            selector.close();
+        } catch (RuntimeException e) {
+            log.warn(
+                    "[{}] closing the Curator selector on {} failed; its node goes with the session",
+                    participantId,
+                    leaderPath,
+                    e);
+        }
+    }
+
     /** Any thread; never blocks. Ends the current grant, voids token reads in flight, interrupts the work. */
     private void withdraw(LossCause cause, String why) {
+        withdraw(cause, why, true);
+    }
+
+    /**
+     * Any thread; never blocks. Ends the current grant and voids token reads in flight; interrupts the work if asked.
+     *
+     * @return the thread running the leader's work, or null
+     */
+    private Thread withdraw(LossCause cause, String why, boolean interrupt) {
         Grant current;
         do {
             current = grant.get();
@@ -451,7 +513,7 @@ public final class FencedLeaderSelector implements Closeable {
             progress.notLeading();
         }
         Thread worker = leaderThread;
-        if (worker != null) {
+        if (worker != null && interrupt) {
             worker.interrupt();
         }
         if (current.token() != null) {
@@ -461,6 +523,7 @@ public final class FencedLeaderSelector implements Closeable {
                     current.token().value(),
                     why);
         }
+        return worker;
     }
 
     /**
@@ -497,6 +560,9 @@ public final class FencedLeaderSelector implements Closeable {
 
         @Override
         public void takeLeadership(CuratorFramework curator) throws Exception {
+            synchronized (curatorLifecycle) {
+                leaderTask = true; // until the task ended: see close()
+            }
             Grant observed = grant.get();
             if (lifecycle.get() != Lifecycle.STARTED) {
                 return;
@@ -592,12 +658,14 @@ public final class FencedLeaderSelector implements Closeable {
          */
         @Override
         public void stateChanged(CuratorFramework curator, ConnectionState newState) {
+            // The token now; the interrupt is Curator's, on the exception: interrupting here too could hit the
+            // work's thread a second time, inside Curator's release of the node (an ERROR of Curator's).
             if (newState == ConnectionState.LOST) {
-                withdraw(LossCause.LOST, "connection LOST");
+                withdraw(LossCause.LOST, "connection LOST", false);
                 throw new CancelLeadershipException();
             }
             if (newState == ConnectionState.SUSPENDED && ElectionNodes.suspendedIsError(client)) {
-                withdraw(LossCause.SUSPENDED, "connection SUSPENDED");
+                withdraw(LossCause.SUSPENDED, "connection SUSPENDED", false);
                 throw new CancelLeadershipException();
             }
         }
