@@ -6,15 +6,19 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The meters that {@link ElectionMeters} (ZooKeeper recipes) and {@link LeaseMeters} (database leases) share: the
@@ -95,23 +99,22 @@ final class LeadershipMeters<C extends Enum<C>> {
         meters.add(wait);
     }
 
-    /** @return the registry the meters are registered in */
-    MeterRegistry registry() {
-        return registry;
-    }
-
-    /** @return the {@code election} and {@code participant} tags */
-    Tags tags() {
-        return tags;
-    }
-
     /**
-     * Adds a meter registered elsewhere, to be removed by {@link #remove()} with the others.
+     * Registers the {@code leasehold.leadership.progress.age} time gauge (seconds), read from {@code sinceProgress}
+     * (empty while not leading, shown as 0), to be removed by {@link #remove()} with the others.
      *
-     * @param meter the meter
+     * @param sinceProgress how long the leader's work has gone without progress, empty while not leading
+     * @throws IllegalArgumentException if {@code sinceProgress} is null
      */
-    void add(Meter meter) {
-        meters.add(meter);
+    void progressAge(Supplier<Optional<Duration>> sinceProgress) {
+        Checks.notNull(sinceProgress, "sinceProgress");
+        meters.add(TimeGauge.builder("leasehold.leadership.progress.age", sinceProgress, TimeUnit.SECONDS, s -> s.get()
+                        .map(d -> d.toNanos() / 1e9)
+                        .orElse(0.0))
+                .tags(tags)
+                .description("time since the leader's work last called progress(), while this participant leads")
+                .strongReference(true) // the supplier lives only here: a weak reference would read NaN after a GC
+                .register(registry));
     }
 
     /** Takes now as the moment the participant (re)joined the election. */

@@ -4,10 +4,8 @@ import dev.leasehold.store.lease.LeaseElection;
 import dev.leasehold.store.lease.LeaseListener;
 import dev.leasehold.store.lease.LeaseLoss;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.TimeGauge;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -80,14 +78,7 @@ public final class LeaseMeters implements LeaseListener {
      * @throws IllegalArgumentException if {@code sinceProgress} is null
      */
     public void progressAge(Supplier<Optional<Duration>> sinceProgress) {
-        Checks.notNull(sinceProgress, "sinceProgress");
-        meters.add(TimeGauge.builder("leasehold.leadership.progress.age", sinceProgress, TimeUnit.SECONDS, s -> s.get()
-                        .map(d -> d.toNanos() / 1e9)
-                        .orElse(0.0))
-                .tags(meters.tags())
-                .description("time since the leader's work last called progress(), while this participant leads")
-                .strongReference(true) // the supplier lives only here: a weak reference would read NaN after a GC
-                .register(meters.registry()));
+        meters.progressAge(sinceProgress);
     }
 
     @Override

@@ -29,7 +29,7 @@ import org.springframework.integration.leader.event.LeaderEventPublisher;
  * One start-to-stop of the initiator: its selector, the thread that calls the candidate, and the current grant.
  *
  * <p>The candidate is called on its own thread, not the selector's: the selector's thread is interrupted on a loss
- * and again when the selector closes, and {@code onRevoked} must be able to wait for the leader's work to stop.
+ * or when the selector closes, and {@code onRevoked} must be able to wait for the leader's work to stop.
  * The selector's thread waits for {@code onRevoked} without heeding interrupts, then returns, and only then does
  * Curator delete the node.
  *
@@ -53,7 +53,6 @@ final class ElectionRun implements FencedLeaderSelectorListener {
     private final String role;
     private final String participantId;
     private final String electionPath;
-    private final Duration closeWait;
     private final Supplier<LeaderEventPublisher> publisher;
     private final List<FencedLeaderListener> listeners;
 
@@ -73,7 +72,6 @@ final class ElectionRun implements FencedLeaderSelectorListener {
             String role,
             String participantId,
             String electionPath,
-            Duration closeWait,
             Supplier<LeaderEventPublisher> publisher,
             List<FencedLeaderListener> listeners) {
         this.source = source;
@@ -82,7 +80,6 @@ final class ElectionRun implements FencedLeaderSelectorListener {
         this.role = role;
         this.participantId = participantId;
         this.electionPath = electionPath;
-        this.closeWait = closeWait;
         this.publisher = publisher;
         this.listeners = listeners;
         callbacks = new ThreadPoolExecutor(1, 1, 2, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), work -> {
@@ -280,26 +277,16 @@ final class ElectionRun implements FencedLeaderSelectorListener {
     }
 
     /**
-     * Ends the grant, if any, and waits up to the close wait for its node to be deleted (after {@code onRevoked}
-     * returned), then closes the selector. Closing the selector first would interrupt the selector's thread a
-     * second time, possibly while Curator deletes the node.
+     * Closes the selector, which ends the grant, if any, and waits up to the close wait for the selector's thread:
+     * it returns after {@code onRevoked} returned, and Curator deletes the node before the thread ends. Closed
+     * first, Curator's selector does not queue again when the grant ends (ending the grant first, then closing,
+     * made Curator create a new node while the context closed, and log an ERROR when that create was interrupted
+     * and its clean-up could not start on the closed client).
      */
     void stop() {
         stopping = true;
-        Grant current = grant;
-        if (current != null) {
-            selector.interruptLeadership();
-            if (!NodeWatch.awaitDeleted(client, current.token().path(), closeWait)) {
-                log.warn(
-                        "[{}] could not see the node of token {} deleted within {} ms (onRevoked still running,"
-                                + " or ZooKeeper unreachable); closing the selector anyway",
-                        participantId,
-                        current.token().value(),
-                        closeWait.toMillis());
-            }
-        }
         client.getConnectionStateListenable().removeListener(joinedLog);
-        selector.close();
+        selector.close(); // logs a warning if the thread outlived the close wait (onRevoked still running)
         callbacks.shutdown();
         log.info("[{}] left the election for role '{}' on {}", participantId, role, electionPath);
     }

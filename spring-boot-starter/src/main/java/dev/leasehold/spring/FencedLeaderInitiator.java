@@ -15,7 +15,6 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.integration.leader.Candidate;
-import org.springframework.integration.leader.event.DefaultLeaderEventPublisher;
 import org.springframework.integration.leader.event.LeaderEventPublisher;
 
 /**
@@ -66,13 +65,10 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
     private final String electionPath;
     private final Duration closeWait;
     private final List<FencedLeaderListener> listeners = new CopyOnWriteArrayList<>();
-    private volatile LeaderEventPublisher publisher;
-    private volatile boolean publisherSet;
+    private final InitiatorSettings settings = new InitiatorSettings();
     private volatile ElectionRun run;
     /** The last selector started: kept after stop so {@link #currentLeader()} can still read the election. */
     private volatile FencedLeaderSelector lastSelector;
-
-    private volatile Duration progressDeadline;
 
     private final Object lifecycle = new Object();
 
@@ -145,11 +141,7 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
      * @param publisher the publisher of {@code OnGrantedEvent} and {@code OnRevokedEvent}
      */
     public void setLeaderEventPublisher(LeaderEventPublisher publisher) {
-        if (publisher == null) {
-            throw new IllegalArgumentException("publisher must not be null");
-        }
-        this.publisher = publisher;
-        this.publisherSet = true;
+        settings.setLeaderEventPublisher(publisher);
     }
 
     /**
@@ -185,9 +177,7 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
     /** Called by the application context: leader events go to its listeners unless a publisher was set. */
     @Override
     public void setApplicationEventPublisher(ApplicationEventPublisher applicationEventPublisher) {
-        if (!publisherSet) {
-            this.publisher = new DefaultLeaderEventPublisher(applicationEventPublisher);
-        }
+        settings.setApplicationEventPublisher(applicationEventPublisher);
     }
 
     /**
@@ -200,12 +190,7 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
      * @throws IllegalArgumentException if {@code deadline} is null, zero, negative or longer than one day
      */
     public void setProgressDeadline(Duration deadline) {
-        if (deadline == null || deadline.compareTo(Duration.ZERO) <= 0 || deadline.compareTo(Duration.ofDays(1)) > 0) {
-            throw new IllegalArgumentException(
-                    "progressDeadline must be more than 0 and at most 1 day (leave it unset for none), was "
-                            + deadline);
-        }
-        this.progressDeadline = deadline;
+        settings.setProgressDeadline(deadline);
     }
 
     /**
@@ -214,7 +199,7 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
      * @return the deadline, empty when off
      */
     public Optional<Duration> progressDeadline() {
-        return Optional.ofNullable(progressDeadline);
+        return settings.progressDeadline();
     }
 
     /**
@@ -241,13 +226,10 @@ public final class FencedLeaderInitiator implements SmartLifecycle, ApplicationE
                 return;
             }
             ElectionRun next = new ElectionRun(
-                    this, client, candidate, role, participantId, electionPath, closeWait, () -> publisher, listeners);
+                    this, client, candidate, role, participantId, electionPath, settings::publisher, listeners);
             FencedLeaderSelector selector =
                     new FencedLeaderSelector(client, electionPath, participantId, next, closeWait);
-            Duration deadline = progressDeadline;
-            if (deadline != null) {
-                selector.setProgressDeadline(deadline);
-            }
+            settings.progressDeadline().ifPresent(selector::setProgressDeadline);
             next.start(selector);
             lastSelector = selector;
             run = next;

@@ -18,7 +18,6 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.integration.leader.Candidate;
-import org.springframework.integration.leader.event.DefaultLeaderEventPublisher;
 import org.springframework.integration.leader.event.LeaderEventPublisher;
 
 /**
@@ -59,10 +58,8 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
     private final String role;
     private final String holder;
     private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
-    private volatile LeaderEventPublisher publisher;
-    private volatile boolean publisherSet;
+    private final InitiatorSettings settings = new InitiatorSettings();
     private volatile LeaseElection election;
-    private volatile Duration progressDeadline;
     private final Object lifecycle = new Object();
 
     /**
@@ -111,19 +108,13 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
      * @param publisher the publisher of {@code OnGrantedEvent} and {@code OnRevokedEvent}
      */
     public void setLeaderEventPublisher(LeaderEventPublisher publisher) {
-        if (publisher == null) {
-            throw new IllegalArgumentException("publisher must not be null");
-        }
-        this.publisher = publisher;
-        this.publisherSet = true;
+        settings.setLeaderEventPublisher(publisher);
     }
 
     /** Called by the application context: leader events go to its listeners unless a publisher was set. */
     @Override
     public void setApplicationEventPublisher(ApplicationEventPublisher applicationEventPublisher) {
-        if (!publisherSet) {
-            this.publisher = new DefaultLeaderEventPublisher(applicationEventPublisher);
-        }
+        settings.setApplicationEventPublisher(applicationEventPublisher);
     }
 
     /**
@@ -162,14 +153,7 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
      * @throws IllegalArgumentException if {@code deadline} is null, zero, negative or longer than one day
      */
     public void setProgressDeadline(Duration deadline) {
-        if (deadline == null
-                || deadline.compareTo(Duration.ZERO) <= 0
-                || deadline.compareTo(LeaseElection.MAX_PROGRESS_DEADLINE) > 0) {
-            throw new IllegalArgumentException(
-                    "progressDeadline must be more than 0 and at most 1 day (leave it unset for none), was "
-                            + deadline);
-        }
-        this.progressDeadline = deadline;
+        settings.setProgressDeadline(deadline);
     }
 
     /**
@@ -178,7 +162,7 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
      * @return the deadline, empty when off
      */
     public Optional<Duration> progressDeadline() {
-        return Optional.ofNullable(progressDeadline);
+        return settings.progressDeadline();
     }
 
     /**
@@ -206,10 +190,7 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
     private LeaseElection join() {
         // the listeners (the starter's meters) are told by Listener, before the candidate and its events
         LeaseElection next = new LeaseElection(dataSource, role, holder, timing, new Listener(), config);
-        Duration deadline = progressDeadline;
-        if (deadline != null) {
-            next.setProgressDeadline(deadline);
-        }
+        settings.progressDeadline().ifPresent(next::setProgressDeadline);
         next.start();
         return next;
     }
@@ -385,7 +366,7 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
                 g.yield();
                 return;
             }
-            LeaderEventPublisher events = publisher;
+            LeaderEventPublisher events = settings.publisher();
             if (events != null) {
                 events.publishOnGranted(LeaseLeaderInitiator.this, g, role);
             }
@@ -411,7 +392,7 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
             try {
                 candidate.onRevoked(g);
             } finally {
-                LeaderEventPublisher events = publisher;
+                LeaderEventPublisher events = settings.publisher();
                 if (events != null) {
                     events.publishOnRevoked(LeaseLeaderInitiator.this, g, role);
                 }

@@ -10,17 +10,13 @@ import dev.leasehold.store.lease.LeaseLoss;
 import dev.leasehold.store.lease.LeaseTiming;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.DefaultCandidate;
 
 /**
@@ -34,65 +30,34 @@ class LeaseProgressDeadlineStarterTest {
     private static final LeaseTiming TIMING =
             new LeaseTiming(Duration.ofSeconds(60), Duration.ofSeconds(20), Duration.ofMillis(100));
 
-    /** Grants and revocations of one candidate, with the causes its initiator's listener heard. */
-    private static final class Stuck extends DefaultCandidate {
-        final BlockingQueue<LeaseContext> granted = new LinkedBlockingQueue<>();
-        final BlockingQueue<LeaseContext> revoked = new LinkedBlockingQueue<>();
-        final BlockingQueue<LeaseLoss> causes = new LinkedBlockingQueue<>();
-
-        Stuck(String id) {
-            super(id, "billing-progress");
-        }
-
-        @Override
-        public void onGranted(Context context) {
-            granted.add((LeaseContext) context); // and then never calls progress(): the work is stuck
-        }
-
-        @Override
-        public void onRevoked(Context context) {
-            revoked.add((LeaseContext) context);
-        }
-
-        LeaseListener causes() {
-            return new LeaseListener() {
-                @Override
-                public void acquired(long token) {}
-
-                @Override
-                public void lost(long token, LeaseLoss cause) {
-                    causes.add(cause);
-                }
-            };
-        }
-
-        static <T> T next(BlockingQueue<T> queue) throws InterruptedException {
-            T next = queue.poll(20, TimeUnit.SECONDS);
-            assertThat(next).as("an event within 20 s").isNotNull();
-            return next;
-        }
-    }
-
     @Test
     void aCandidateThatMakesNoProgressIsRevokedAsStalledAndAnotherInstanceLeads() throws Exception {
         JdbcDataSource h2 = new JdbcDataSource();
         h2.setURL("jdbc:h2:mem:lease-progress-starter;DB_CLOSE_DELAY=-1");
         FencedSchema.install(h2);
-        Stuck a = new Stuck("a");
+        StuckCandidate<LeaseContext, LeaseLoss> a = new StuckCandidate<>("a", "billing-progress", LeaseContext.class);
         LeaseLeaderInitiator initiatorA = new LeaseLeaderInitiator(h2, a, TIMING, StoreConfig.defaults());
         initiatorA.setProgressDeadline(Duration.ofMillis(500));
-        initiatorA.addListener(a.causes());
-        Stuck b = new Stuck("b");
+        initiatorA.addListener(new LeaseListener() {
+            @Override
+            public void acquired(long token) {}
+
+            @Override
+            public void lost(long token, LeaseLoss cause) {
+                a.lost(cause);
+            }
+        });
+        StuckCandidate<LeaseContext, LeaseLoss> b = new StuckCandidate<>("b", "billing-progress", LeaseContext.class);
         LeaseLeaderInitiator initiatorB = new LeaseLeaderInitiator(h2, b, TIMING, StoreConfig.defaults());
         initiatorA.start();
         try {
-            LeaseContext first = Stuck.next(a.granted);
+            LeaseContext first = StuckCandidate.next(a.granted);
             first.progress(); // once: the deadline counts from here, and nothing comes after
             assertThat(initiatorA.sinceProgress()).isPresent();
             initiatorB.start();
-            assertThat(Stuck.next(a.revoked)).isSameAs(first);
-            assertThat(Stuck.next(a.causes)).isEqualTo(LeaseLoss.STALLED);
-            LeaseContext second = Stuck.next(b.granted);
+            assertThat(StuckCandidate.next(a.revoked)).isSameAs(first);
+            assertThat(StuckCandidate.next(a.causes)).isEqualTo(LeaseLoss.STALLED);
+            LeaseContext second = StuckCandidate.next(b.granted);
             assertThat(second.token()).isGreaterThan(first.token());
             assertThat(first.isLeader()).isFalse();
             first.progress(); // an ended grant's progress() is ignored

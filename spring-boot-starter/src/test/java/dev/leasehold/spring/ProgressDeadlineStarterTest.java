@@ -7,9 +7,6 @@ import dev.leasehold.recipes.FencedLeaderListener;
 import dev.leasehold.recipes.FencingToken;
 import dev.leasehold.recipes.LossCause;
 import java.time.Duration;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -24,7 +21,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.integration.leader.Candidate;
-import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.DefaultCandidate;
 
 /** Issue 27 in the starter: leasehold.election.progress-deadline and FencedContext.progress(). */
@@ -47,62 +43,31 @@ class ProgressDeadlineStarterTest {
         zk.close();
     }
 
-    /** Grants and revocations of one candidate, with the causes its initiator's listener heard. */
-    private static final class Stuck extends DefaultCandidate {
-        final BlockingQueue<FencedContext> granted = new LinkedBlockingQueue<>();
-        final BlockingQueue<FencedContext> revoked = new LinkedBlockingQueue<>();
-        final BlockingQueue<LossCause> causes = new LinkedBlockingQueue<>();
-
-        Stuck(String id) {
-            super(id, "billing");
-        }
-
-        @Override
-        public void onGranted(Context context) {
-            granted.add((FencedContext) context); // and then never calls progress(): the work is stuck
-        }
-
-        @Override
-        public void onRevoked(Context context) {
-            revoked.add((FencedContext) context);
-        }
-
-        FencedLeaderListener causes() {
-            return new FencedLeaderListener() {
-                @Override
-                public void leadershipAcquired(FencingToken token) {}
-
-                @Override
-                public void leadershipLost(FencingToken token, LossCause cause) {
-                    causes.add(cause);
-                }
-            };
-        }
-
-        static <T> T next(BlockingQueue<T> queue) throws InterruptedException {
-            T next = queue.poll(20, TimeUnit.SECONDS);
-            assertThat(next).as("an event within 20 s").isNotNull();
-            return next;
-        }
-    }
-
     @Test
     void aCandidateThatMakesNoProgressIsRevokedAsStalledAndAnotherInstanceLeads() throws Exception {
-        Stuck a = new Stuck("a");
+        StuckCandidate<FencedContext, LossCause> a = new StuckCandidate<>("a", "billing", FencedContext.class);
         FencedLeaderInitiator initiatorA = new FencedLeaderInitiator(client, a, "/e");
         initiatorA.setProgressDeadline(Duration.ofMillis(300));
-        initiatorA.addListener(a.causes());
-        Stuck b = new Stuck("b");
+        initiatorA.addListener(new FencedLeaderListener() {
+            @Override
+            public void leadershipAcquired(FencingToken token) {}
+
+            @Override
+            public void leadershipLost(FencingToken token, LossCause cause) {
+                a.lost(cause);
+            }
+        });
+        StuckCandidate<FencedContext, LossCause> b = new StuckCandidate<>("b", "billing", FencedContext.class);
         FencedLeaderInitiator initiatorB = new FencedLeaderInitiator(client, b, "/e");
         initiatorA.start();
         try {
-            FencedContext first = Stuck.next(a.granted);
+            FencedContext first = StuckCandidate.next(a.granted);
             first.progress(); // once: the deadline counts from here, and nothing comes after
             assertThat(initiatorA.sinceProgress()).isPresent();
             initiatorB.start();
-            assertThat(Stuck.next(a.revoked)).isSameAs(first);
-            assertThat(Stuck.next(a.causes)).isEqualTo(LossCause.STALLED);
-            FencedContext second = Stuck.next(b.granted);
+            assertThat(StuckCandidate.next(a.revoked)).isSameAs(first);
+            assertThat(StuckCandidate.next(a.causes)).isEqualTo(LossCause.STALLED);
+            FencedContext second = StuckCandidate.next(b.granted);
             assertThat(second.token().value()).isGreaterThan(first.token().value());
             assertThat(first.isLeader()).isFalse();
             first.progress(); // an ended grant's progress() is ignored
