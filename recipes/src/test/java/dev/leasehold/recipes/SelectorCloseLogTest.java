@@ -34,7 +34,7 @@ class SelectorCloseLogTest extends ZkTestCase {
         ByteArrayOutputStream logged = new ByteArrayOutputStream();
         System.setErr(new PrintStream(logged, true, StandardCharsets.UTF_8)); // slf4j-simple writes to System.err
         try {
-            for (int round = 0; round < 3; round++) {
+            for (int round = 0; round < 2; round++) {
                 closeWhileRequeueing(round);
             }
         } finally {
