@@ -3,6 +3,7 @@ package dev.leasehold.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leasehold.store.testing.PgBouncer;
+import dev.leasehold.store.testing.PostgresLockWaits;
 import dev.leasehold.store.testing.WithPgBouncer;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -30,6 +31,11 @@ class PgBouncerFencedStoreTest extends FencedStoreContract {
     @Override
     protected DataSource dataSource() {
         return dataSource;
+    }
+
+    @Override
+    protected boolean waitedForAFinish(StoreException failure) {
+        return PostgresLockWaits.onTheUpdateChain(failure);
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.leasehold.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leasehold.store.testing.PostgresLockWaits;
 import dev.leasehold.store.testing.SharedPostgres;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -32,6 +33,11 @@ class PostgresFencedStoreTest extends FencedStoreContract {
             rs.next();
             assertThat(rs.getString(1)).startsWith("17.");
         }
+    }
+
+    @Override
+    protected boolean waitedForAFinish(StoreException failure) {
+        return PostgresLockWaits.onTheUpdateChain(failure);
     }
 
     @Override

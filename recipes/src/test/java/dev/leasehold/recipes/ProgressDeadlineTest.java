@@ -16,6 +16,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Issue 27: a leader that is alive (its session and node live on) but stuck (its work makes no progress) gives
  * leadership up when a progress deadline is set, and another participant leads; a leader that progresses keeps it.
+ *
+ * <p>Sessions here are long (8 s on a 500 ms tick): a stalled leader's node must go because it stalled, never because
+ * its session expired on a loaded machine (with 1.5 s sessions b once led with a's withdrawal still empty).
  */
 @Timeout(120)
 class ProgressDeadlineTest extends ZkTestCase {
@@ -47,8 +50,18 @@ class ProgressDeadlineTest extends ZkTestCase {
         }
     }
 
+    @Override
+    int tickMs() {
+        return Zk.LONG_TICK_MS;
+    }
+
+    /** A client whose session outlives any pause of a loaded machine: only a stall can end a grant here. */
+    private CuratorFramework client() throws InterruptedException {
+        return closeLater(Zk.started(Zk.builder(server.getConnectString()).sessionTimeoutMs(Zk.LONG_SESSION_MS)));
+    }
+
     private FencedLeaderLatch latch(String id, Duration deadline, Causes causes) throws Exception {
-        CuratorFramework client = closeLater(Zk.client(server.getConnectString()));
+        CuratorFramework client = client();
         FencedLeaderLatch latch = new FencedLeaderLatch(client, LATCH_PATH, id);
         if (deadline != null) {
             latch.setProgressDeadline(deadline);
@@ -133,7 +146,7 @@ class ProgressDeadlineTest extends ZkTestCase {
         neverFree.lock();
         BlockingQueue<FencingToken> grantsA = new LinkedBlockingQueue<>();
         CountDownLatch workAReturned = new CountDownLatch(1);
-        CuratorFramework clientA = closeLater(Zk.client(server.getConnectString()));
+        CuratorFramework clientA = client();
         FencedLeaderSelector a = new FencedLeaderSelector(clientA, SELECTOR_PATH, "a", (c, token) -> {
             grantsA.add(token);
             if (grantsA.size() == 1) {
@@ -151,7 +164,7 @@ class ProgressDeadlineTest extends ZkTestCase {
 
         BlockingQueue<FencingToken> grantsB = new LinkedBlockingQueue<>();
         CountDownLatch releaseB = new CountDownLatch(1);
-        CuratorFramework clientB = closeLater(Zk.client(server.getConnectString()));
+        CuratorFramework clientB = client();
         FencedLeaderSelector b = closeLater(new FencedLeaderSelector(clientB, SELECTOR_PATH, "b", (c, token) -> {
             grantsB.add(token);
             releaseB.await();
@@ -180,7 +193,7 @@ class ProgressDeadlineTest extends ZkTestCase {
         Duration deadline = Duration.ofSeconds(1);
         BlockingQueue<FencingToken> grantsA = new LinkedBlockingQueue<>();
         CountDownLatch worked = new CountDownLatch(1);
-        CuratorFramework clientA = closeLater(Zk.client(server.getConnectString()));
+        CuratorFramework clientA = client();
         FencedLeaderSelector[] self = new FencedLeaderSelector[1];
         FencedLeaderSelector a = new FencedLeaderSelector(clientA, SELECTOR_PATH, "a", (c, token) -> {
             grantsA.add(token);
@@ -198,7 +211,7 @@ class ProgressDeadlineTest extends ZkTestCase {
         FencingToken tokenA = grantsA.poll(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS);
         assertThat(tokenA).isNotNull();
         BlockingQueue<FencingToken> grantsB = new LinkedBlockingQueue<>();
-        CuratorFramework clientB = closeLater(Zk.client(server.getConnectString()));
+        CuratorFramework clientB = client();
         closeLater(new FencedLeaderSelector(clientB, SELECTOR_PATH, "b", (c, token) -> grantsB.add(token)))
                 .start();
         Zk.awaitChildren(observer, SELECTOR_PATH, 2);
@@ -214,7 +227,7 @@ class ProgressDeadlineTest extends ZkTestCase {
 
     @Test
     void aDeadlineOfZeroOrBelowOrAfterStartIsRefusedAndProgressOutsideLeadershipIsIgnored() throws Exception {
-        CuratorFramework client = closeLater(Zk.client(server.getConnectString()));
+        CuratorFramework client = client();
         FencedLeaderLatch latch = closeLater(new FencedLeaderLatch(client, LATCH_PATH, "x"));
         assertThatThrownBy(() -> latch.setProgressDeadline(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class)

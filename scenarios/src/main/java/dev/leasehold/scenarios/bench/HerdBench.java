@@ -43,7 +43,7 @@ final class HerdBench {
                 : null;
         String connect = own != null ? own.getConnectString() : bench.env.zkConnect();
         try {
-            for (int n : bench.quick ? new int[] {10, 100} : new int[] {10, 100, 500}) {
+            for (int n : bench.quick ? new int[] {10, 30} : new int[] {10, 100, 500}) { // --quick: two sizes, small
                 try (TcpProxy proxy = TcpProxy.to(connect)) {
                     List<CuratorFramework> clients = new ArrayList<>();
                     try (CuratorFramework observer = bench.env.client(connect, HERD_SESSION_MS)) {
