@@ -154,7 +154,15 @@ public record StoreConfig(
      */
     public StoreConfig withTablePrefix(String prefix) {
         return new StoreConfig(
-                prefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit, idleInTransactionTimeout);
+                prefix,
+                database,
+                maxAttempts,
+                purgeChunk,
+                sweepLimit,
+                lockTimeout,
+                listener,
+                historyLimit,
+                idleInTransactionTimeout);
     }
 
     /**
@@ -167,7 +175,15 @@ public record StoreConfig(
             throw new IllegalArgumentException("database must not be null; use defaults() to detect it");
         }
         return new StoreConfig(
-                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit, idleInTransactionTimeout);
+                tablePrefix,
+                database,
+                maxAttempts,
+                purgeChunk,
+                sweepLimit,
+                lockTimeout,
+                listener,
+                historyLimit,
+                idleInTransactionTimeout);
     }
 
     /**
@@ -177,7 +193,15 @@ public record StoreConfig(
      */
     public StoreConfig withMaxAttempts(int maxAttempts) {
         return new StoreConfig(
-                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit, idleInTransactionTimeout);
+                tablePrefix,
+                database,
+                maxAttempts,
+                purgeChunk,
+                sweepLimit,
+                lockTimeout,
+                listener,
+                historyLimit,
+                idleInTransactionTimeout);
     }
 
     /**
@@ -187,7 +211,15 @@ public record StoreConfig(
      */
     public StoreConfig withPurgeChunk(int purgeChunk) {
         return new StoreConfig(
-                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit, idleInTransactionTimeout);
+                tablePrefix,
+                database,
+                maxAttempts,
+                purgeChunk,
+                sweepLimit,
+                lockTimeout,
+                listener,
+                historyLimit,
+                idleInTransactionTimeout);
     }
 
     /**
@@ -197,7 +229,15 @@ public record StoreConfig(
      */
     public StoreConfig withSweepLimit(int sweepLimit) {
         return new StoreConfig(
-                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit, idleInTransactionTimeout);
+                tablePrefix,
+                database,
+                maxAttempts,
+                purgeChunk,
+                sweepLimit,
+                lockTimeout,
+                listener,
+                historyLimit,
+                idleInTransactionTimeout);
     }
 
     /**
@@ -207,7 +247,15 @@ public record StoreConfig(
      */
     public StoreConfig withLockTimeout(Duration lockTimeout) {
         return new StoreConfig(
-                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit, idleInTransactionTimeout);
+                tablePrefix,
+                database,
+                maxAttempts,
+                purgeChunk,
+                sweepLimit,
+                lockTimeout,
+                listener,
+                historyLimit,
+                idleInTransactionTimeout);
     }
 
     /**
@@ -219,7 +267,15 @@ public record StoreConfig(
      */
     public StoreConfig withListener(StoreListener listener) {
         return new StoreConfig(
-                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit, idleInTransactionTimeout);
+                tablePrefix,
+                database,
+                maxAttempts,
+                purgeChunk,
+                sweepLimit,
+                lockTimeout,
+                listener,
+                historyLimit,
+                idleInTransactionTimeout);
     }
 
     /**
@@ -231,7 +287,15 @@ public record StoreConfig(
      */
     public StoreConfig withHistoryLimit(int historyLimit) {
         return new StoreConfig(
-                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit, idleInTransactionTimeout);
+                tablePrefix,
+                database,
+                maxAttempts,
+                purgeChunk,
+                sweepLimit,
+                lockTimeout,
+                listener,
+                historyLimit,
+                idleInTransactionTimeout);
     }
 
     /**

@@ -81,7 +81,9 @@ abstract class FrozenHolderContract {
             });
             return null;
         });
-        assertThat(inside.await(30, TimeUnit.SECONDS)).as("the holder's work ran").isTrue();
+        assertThat(inside.await(30, TimeUnit.SECONDS))
+                .as("the holder's work ran")
+                .isTrue();
 
         successor.advance("customers-6", 2); // the defect: a lock timeout after PATIENT, the holder still frozen
         successor.write("customers-6", 2, tx -> insert(tx, "new leader"));
@@ -90,13 +92,33 @@ abstract class FrozenHolderContract {
         ExecutionException thawed = org.junit.jupiter.api.Assertions.assertThrows(
                 ExecutionException.class, () -> frozen.get(30, TimeUnit.SECONDS));
         assertThat(thawed.getCause())
-                .isInstanceOfSatisfying(StoreException.class, e -> assertThat(e.retryable())
-                        .isTrue())
+                .isInstanceOfSatisfying(
+                        StoreException.class, e -> assertThat(e.retryable()).isTrue())
                 .isNotInstanceOf(CommitOutcomeUnknownException.class)
                 .hasMessageContaining("fenced write to 'customers-6' with token 1")
                 .hasMessageContaining("idleInTransactionTimeout");
         assertThat(writers()).containsExactly("new leader");
         assertThat(successor.highestToken("customers-6")).hasValue(2);
+    }
+
+    /** Only the store's own transactions get the bound, sent with their first statement; zero sends none. */
+    @Test
+    void theStoresTransactionsCarryTheIdleBoundAndZeroLeavesTheServersOwn() {
+        FenceGate bounded = new FenceGate(database(), StoreConfig.defaults().withIdleInTransactionTimeout(IDLE));
+        FenceGate unbounded =
+                new FenceGate(database(), StoreConfig.defaults().withIdleInTransactionTimeout(Duration.ZERO));
+        assertThat(bounded.call("customers-6", 1, FrozenHolderContract::idleBound))
+                .isEqualTo("1s");
+        assertThat(unbounded.call("customers-6", 1, FrozenHolderContract::idleBound))
+                .isEqualTo("0");
+    }
+
+    private static String idleBound(Connection tx) throws SQLException {
+        try (Statement s = tx.createStatement();
+                ResultSet rs = s.executeQuery("SHOW idle_in_transaction_session_timeout")) {
+            rs.next();
+            return rs.getString(1);
+        }
     }
 
     private static void frozenUntil(CountDownLatch thaw) {
