@@ -6,7 +6,7 @@ import java.util.regex.Pattern;
 
 /**
  * How the fenced store names its tables, which SQL dialect it speaks, the bounds of its batch and retention
- * operations, and how long its transactions wait for a lock. Start from {@link #defaults()} and change what you need
+ * operations, how long its transactions wait for a lock, and how long one may sit idle. Start from {@link #defaults()} and change what you need
  * with the withers.
  *
  * <p>Immutable and thread-safe; every wither returns a new, validated instance.
@@ -32,6 +32,23 @@ import java.util.regex.Pattern;
  * @param historyLimit how many changes of its mark {@link FenceGate#history} keeps per resource: recording a new one
  *                    deletes the resource's oldest beyond this many (re-bases are kept in their own audit table and
  *                    never deleted); 1 to 1,000,000, default 1,000
+ * @param idleInTransactionTimeout how long one of the store's own transactions may sit idle on the server, the
+ *                    database waiting for the client's next statement, before the database ends it: the session is
+ *                    terminated, the transaction rolled back and its locks released. This is what frees the fence's
+ *                    mark row when the process that holds it is frozen inside a gate transaction (a GC pause, a
+ *                    {@code kill -STOP}, a VM migration): without it, a new leader's {@link FenceGate#advance} fails
+ *                    with lock timeouts for as long as the pause lasts. IMPORTANT: your work inside a gate transaction
+ *                    ({@link FenceGate#write}, {@link FenceGate#call}) counts as idle whenever it is not running a
+ *                    statement: a remote call (HTTP, a queue) between two statements, or before the commit, must
+ *                    finish within this bound, or the gate's write fails with a retryable {@link StoreException} and
+ *                    nothing of it is kept. A statement that runs long is not idle. Applied per transaction
+ *                    ({@code SET LOCAL idle_in_transaction_session_timeout} on PostgreSQL, in the same round trip as
+ *                    the first statement; through PgBouncer in transaction mode too). Not applied on H2 (embedded:
+ *                    a frozen process freezes its database with it) nor on MariaDB and MySQL (set
+ *                    {@code idle_transaction_timeout} or {@code wait_timeout} on the server there).
+ *                    {@link Duration#ZERO} leaves the server's own setting ({@code off} unless an administrator set
+ *                    one); otherwise whole milliseconds from 1 ms to 24 hours; {@link #DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT}
+ *                    unless set
  */
 public record StoreConfig(
         String tablePrefix,
@@ -41,7 +58,8 @@ public record StoreConfig(
         int sweepLimit,
         Duration lockTimeout,
         StoreListener listener,
-        int historyLimit) {
+        int historyLimit,
+        Duration idleInTransactionTimeout) {
 
     /** The table prefix of {@link #defaults()}. */
     public static final String DEFAULT_PREFIX = "leasehold_";
@@ -55,8 +73,14 @@ public record StoreConfig(
     public static final int DEFAULT_HISTORY_LIMIT = 1_000;
     /** Long enough for any healthy transaction of the store, short enough that a stuck one is noticed. */
     public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * Long enough for healthy work with a remote call or two inside a gate transaction, short enough that a frozen
+     * holder's locks are freed within about one ZooKeeper session of a new leader's election.
+     */
+    public static final Duration DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT = Duration.ofSeconds(30);
 
     private static final Duration MAX_LOCK_TIMEOUT = Duration.ofHours(1);
+    private static final Duration MAX_IDLE_IN_TRANSACTION_TIMEOUT = Duration.ofHours(24);
     private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,29}");
 
     /**
@@ -70,6 +94,7 @@ public record StoreConfig(
      * @param lockTimeout the longest lock wait
      * @param listener    told what each call decided; {@link StoreListener#NONE} for none
      * @param historyLimit mark changes kept per resource
+     * @param idleInTransactionTimeout the longest a transaction of the store may sit idle; zero: the server's own
      * @throws IllegalArgumentException if a component is out of the range given above
      */
     public StoreConfig {
@@ -92,11 +117,20 @@ public record StoreConfig(
             throw new IllegalArgumentException("listener must not be null; use StoreListener.NONE for none");
         }
         within(historyLimit, 1, 1_000_000, "historyLimit");
+        if (idleInTransactionTimeout == null
+                || idleInTransactionTimeout.isNegative()
+                || idleInTransactionTimeout.compareTo(MAX_IDLE_IN_TRANSACTION_TIMEOUT) > 0
+                || idleInTransactionTimeout.toNanos() % 1_000_000 != 0) {
+            throw new IllegalArgumentException("idleInTransactionTimeout must be whole milliseconds from 1 ms to "
+                    + MAX_IDLE_IN_TRANSACTION_TIMEOUT + ", or Duration.ZERO to leave the server's own setting, was "
+                    + idleInTransactionTimeout);
+        }
     }
 
     /**
      * Tables named {@code leasehold_*}, the dialect detected, 5 attempts, chunks of 1,000, sweeps of 100, a lock
-     * timeout of {@link #DEFAULT_LOCK_TIMEOUT}, no listener, a history of 1,000 marks per resource.
+     * timeout of {@link #DEFAULT_LOCK_TIMEOUT}, no listener, a history of 1,000 marks per resource, an idle-in-transaction
+     * timeout of {@link #DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT}.
      *
      * @return the default configuration
      */
@@ -109,7 +143,8 @@ public record StoreConfig(
                 DEFAULT_SWEEP_LIMIT,
                 DEFAULT_LOCK_TIMEOUT,
                 StoreListener.NONE,
-                DEFAULT_HISTORY_LIMIT);
+                DEFAULT_HISTORY_LIMIT,
+                DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT);
     }
 
     /**
@@ -119,7 +154,15 @@ public record StoreConfig(
      */
     public StoreConfig withTablePrefix(String prefix) {
         return new StoreConfig(
-                prefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit);
+                prefix,
+                database,
+                maxAttempts,
+                purgeChunk,
+                sweepLimit,
+                lockTimeout,
+                listener,
+                historyLimit,
+                idleInTransactionTimeout);
     }
 
     /**
@@ -132,7 +175,15 @@ public record StoreConfig(
             throw new IllegalArgumentException("database must not be null; use defaults() to detect it");
         }
         return new StoreConfig(
-                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit);
+                tablePrefix,
+                database,
+                maxAttempts,
+                purgeChunk,
+                sweepLimit,
+                lockTimeout,
+                listener,
+                historyLimit,
+                idleInTransactionTimeout);
     }
 
     /**
@@ -142,7 +193,15 @@ public record StoreConfig(
      */
     public StoreConfig withMaxAttempts(int maxAttempts) {
         return new StoreConfig(
-                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit);
+                tablePrefix,
+                database,
+                maxAttempts,
+                purgeChunk,
+                sweepLimit,
+                lockTimeout,
+                listener,
+                historyLimit,
+                idleInTransactionTimeout);
     }
 
     /**
@@ -152,7 +211,15 @@ public record StoreConfig(
      */
     public StoreConfig withPurgeChunk(int purgeChunk) {
         return new StoreConfig(
-                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit);
+                tablePrefix,
+                database,
+                maxAttempts,
+                purgeChunk,
+                sweepLimit,
+                lockTimeout,
+                listener,
+                historyLimit,
+                idleInTransactionTimeout);
     }
 
     /**
@@ -162,7 +229,15 @@ public record StoreConfig(
      */
     public StoreConfig withSweepLimit(int sweepLimit) {
         return new StoreConfig(
-                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit);
+                tablePrefix,
+                database,
+                maxAttempts,
+                purgeChunk,
+                sweepLimit,
+                lockTimeout,
+                listener,
+                historyLimit,
+                idleInTransactionTimeout);
     }
 
     /**
@@ -172,7 +247,15 @@ public record StoreConfig(
      */
     public StoreConfig withLockTimeout(Duration lockTimeout) {
         return new StoreConfig(
-                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit);
+                tablePrefix,
+                database,
+                maxAttempts,
+                purgeChunk,
+                sweepLimit,
+                lockTimeout,
+                listener,
+                historyLimit,
+                idleInTransactionTimeout);
     }
 
     /**
@@ -184,7 +267,15 @@ public record StoreConfig(
      */
     public StoreConfig withListener(StoreListener listener) {
         return new StoreConfig(
-                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit);
+                tablePrefix,
+                database,
+                maxAttempts,
+                purgeChunk,
+                sweepLimit,
+                lockTimeout,
+                listener,
+                historyLimit,
+                idleInTransactionTimeout);
     }
 
     /**
@@ -196,7 +287,36 @@ public record StoreConfig(
      */
     public StoreConfig withHistoryLimit(int historyLimit) {
         return new StoreConfig(
-                tablePrefix, database, maxAttempts, purgeChunk, sweepLimit, lockTimeout, listener, historyLimit);
+                tablePrefix,
+                database,
+                maxAttempts,
+                purgeChunk,
+                sweepLimit,
+                lockTimeout,
+                listener,
+                historyLimit,
+                idleInTransactionTimeout);
+    }
+
+    /**
+     * See {@link #idleInTransactionTimeout()}.
+     *
+     * @param idleInTransactionTimeout the longest a transaction of the store may sit idle on the server;
+     *                                 {@link Duration#ZERO} to leave the server's own setting
+     * @return a copy with that timeout
+     * @throws IllegalArgumentException if it is null, negative, above 24 hours or not whole milliseconds
+     */
+    public StoreConfig withIdleInTransactionTimeout(Duration idleInTransactionTimeout) {
+        return new StoreConfig(
+                tablePrefix,
+                database,
+                maxAttempts,
+                purgeChunk,
+                sweepLimit,
+                lockTimeout,
+                listener,
+                historyLimit,
+                idleInTransactionTimeout);
     }
 
     /** @return the dialect set with {@link #withDatabase}, or empty if it is detected from the connection */

@@ -10,7 +10,8 @@ import java.sql.SQLException;
  * failed, or whose statement that commits on its own lost its answer, and whose outcome is therefore unknown).
  *
  * <p>{@link #retryable()} says whether making the same call again may succeed: true for serialization failures,
- * deadlocks, lock timeouts ({@link StoreConfig#lockTimeout()}) and lost connections (a connection lost after a
+ * deadlocks, lock timeouts ({@link StoreConfig#lockTimeout()}), transactions the database ended because they sat idle
+ * too long ({@link StoreConfig#idleInTransactionTimeout()}) and lost connections (a connection lost after a
  * statement that commits on its own was sent is a {@link CommitOutcomeUnknownException} instead, never retryable).
  * The store already retried serialization failures and deadlocks of its own statements a few times before giving
  * up.
@@ -76,6 +77,7 @@ public class StoreException extends FencingException {
                     + " (StoreConfig.withLockTimeout), because another transaction holds the row (a paused leader"
                     + " inside its transaction?); nothing was written (retryable): ";
             case CONNECTION_LOST -> "the connection to the database was lost (retryable): ";
+            case IDLE_TIMEOUT -> SqlStates.IDLE_ENDED + " (retryable): ";
             case OTHER -> "";
         };
     }

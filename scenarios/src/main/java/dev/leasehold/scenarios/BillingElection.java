@@ -51,9 +51,12 @@ final class BillingElection implements AutoCloseable {
             return schedulers.get(name).latch.hasLeadership();
         }
 
-        /** Fences {@code resource} at this leader's token, the first step of every fenced run, and says so. */
-        void fenceFirst(FenceGate gate, String resource) {
-            gate.advance(resource, token);
+        /**
+         * Fences {@code resource} at this leader's token, the first step of every fenced run, and says so; a retryable
+         * failure is retried ({@link RetryingGate}), each retry on the timeline.
+         */
+        void fenceFirst(FenceGate gate, String resource) throws InterruptedException {
+            RetryingGate.advance(gate, resource, token, text -> timeline.problem(name, text));
             timeline.accepted(name, "fenced first: " + resource + " now refuses tokens below " + token, token, "fence");
         }
 

@@ -3,15 +3,12 @@ package dev.leasehold.scenarios;
 import dev.leasehold.scenarios.chaos.ChildArgs;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StoreConfig;
-import dev.leasehold.testkit.ChildJvm;
 import dev.leasehold.testkit.HistoryChecker;
 import dev.leasehold.testkit.HistoryTable;
 import dev.leasehold.testkit.NotRoot;
 import dev.leasehold.testkit.SimpleDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import javax.sql.DataSource;
 
 /**
@@ -99,19 +96,16 @@ final class DbLeaseScenario implements Scenario {
         HistoryTable.create(ds, prefix);
         Timeline timeline = new Timeline(NAME + ": " + title, env.out(), List.of("A", "B"));
         RealPauseScenario.Children children = new RealPauseScenario.Children(timeline);
-        Map<String, Process> processes = new LinkedHashMap<>();
-        ChildJvm.ExitHook cleanup = ChildJvm.onExit(
-                "db-lease-kill-children", () -> processes.values().forEach(Process::destroyForcibly));
+        ChildProcesses processes = new ChildProcesses(NAME, children::said);
         try {
             for (String child : List.of("A", "B")) {
-                Process process = ChildJvm.start(
+                processes.start(
+                        child,
                         LeaseChild.class,
                         ChildArgs.of("none", url, prefix, child, "/" + prefix + "billing", "ledger", LEASE_MS)
                                 .withCredentials(env.user(), env.password())
                                 .withFenced(true)
                                 .toArgs());
-                processes.put(child, process);
-                RealPauseScenario.pipe(child, process, children);
                 children.await(() -> children.joined.contains(child), child + " joins");
                 if (child.equals("A")) {
                     children.await(() -> children.leaders.contains("A"), "A leads");
@@ -120,7 +114,7 @@ final class DbLeaseScenario implements Scenario {
             long oldToken = children.tokens.get("A");
             children.await(() -> children.writes("A") >= 2, "A writes twice");
 
-            ChildJvm.signal("-STOP", processes.get("A"));
+            processes.signal("-STOP", "A");
             int pause = timeline.begin("A", Timeline.SpanKind.PAUSE, "kill -STOP");
             timeline.problem(
                     "A", "kill -STOP: the whole process is frozen, its renewals too (a GC pause, a frozen VM)");
@@ -129,7 +123,7 @@ final class DbLeaseScenario implements Scenario {
             children.await(() -> children.writes("B") >= 1, "B writes");
             timeline.end(pause);
             timeline.info("A", "kill -CONT: thawed, its writer still believing it leads with token " + oldToken);
-            ChildJvm.signal("-CONT", processes.get("A"));
+            processes.signal("-CONT", "A");
             children.await(() -> children.rejections.containsKey("A"), "A's next write is refused");
             timeline.finish();
 
@@ -149,8 +143,7 @@ final class DbLeaseScenario implements Scenario {
                     newToken > oldToken && landed == 0,
                     "B's token above A's, A's late write refused, no stale write in the ledger");
         } finally {
-            RealPauseScenario.killAll(processes.values());
-            cleanup.close();
+            processes.killAll();
             env.dropTables(ds, prefix);
         }
     }

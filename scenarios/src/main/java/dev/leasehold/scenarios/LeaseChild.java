@@ -19,7 +19,7 @@ import javax.sql.DataSource;
  * a {@link LeaseElection} on the scenario's database, no ZooKeeper. When it leads it fences the resource and then
  * writes every 250 ms with its token until the resource refuses (a naive loop that never re-checks leadership, as
  * code in a long pause never can). It reports on stdout, one line per event: JOINED pid, LEADER token, FENCED token,
- * WROTE token seq, REJECTED token highest, LOST token cause.
+ * WROTE token seq, REJECTED token highest, LOST token cause, RETRY text (a retryable advance or write, retried).
  *
  * <p>Arguments: {@link ChildArgs}; {@code path} is the lease's name (without its leading '/'), {@code sessionMs} the
  * lease duration in milliseconds (renew deadline a third of it, retry period a fifteenth, as the seeds' 15 s / 5 s).
@@ -37,7 +37,7 @@ public final class LeaseChild {
         ChildArgs child = ChildArgs.parse(args);
         PrintStream out = System.out;
         DataSource ds = new SimpleDataSource(child.jdbcUrl(), child.user(), child.password());
-        StoreConfig config = StoreConfig.defaults().withTablePrefix(child.prefix());
+        StoreConfig config = RetryingGate.config(child.prefix());
         FenceGate gate = new FenceGate(ds, config);
         LeaseElection election = new LeaseElection(
                 ds,
@@ -66,12 +66,17 @@ public final class LeaseChild {
 
     private static void write(PrintStream out, FenceGate gate, ChildArgs child, long token) {
         try {
-            gate.advance(child.resource(), token);
+            RetryingGate.advance(gate, child.resource(), token, text -> say(out, "RETRY " + text));
             say(out, "FENCED " + token);
             for (int seq = 1; ; seq++) {
                 Thread.sleep(250); // the pace of the leader's work
                 HistoryTable.Write row = new HistoryTable.Write(child.resource(), child.id(), token, seq, 0);
-                gate.write(child.resource(), token, tx -> HistoryTable.insert(tx, child.prefix(), row));
+                RetryingGate.write(
+                        gate,
+                        child.resource(),
+                        token,
+                        tx -> HistoryTable.insert(tx, child.prefix(), row),
+                        text -> say(out, "RETRY " + text));
                 say(out, "WROTE " + token + " " + seq);
             }
         } catch (StaleTokenException e) {

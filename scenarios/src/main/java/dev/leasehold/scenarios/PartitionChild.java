@@ -7,7 +7,6 @@ import dev.leasehold.recipes.LossCause;
 import dev.leasehold.scenarios.chaos.ChildArgs;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.StaleTokenException;
-import dev.leasehold.store.StoreConfig;
 import dev.leasehold.testkit.HistoryTable;
 import dev.leasehold.testkit.SimpleDataSource;
 import dev.leasehold.testkit.TcpProxy;
@@ -39,7 +38,7 @@ import org.apache.zookeeper.CreateMode;
  * member list (every instance watches the list), charges written straight to the table.
  *
  * <p>Reports on stdout: {@code JOINED pid}, {@code ACQUIRED p token}, {@code LOST p token cause}, {@code CHARGED p
- * token period}, {@code REJECTED p token highest}. Arguments: {@link ChildArgs} (the resource is the prefix of the
+ * token period}, {@code REJECTED p token highest}, {@code RETRY p text} (a retryable advance or write, retried). Arguments: {@link ChildArgs} (the resource is the prefix of the
  * partitions' resources).
  */
 public final class PartitionChild {
@@ -53,7 +52,7 @@ public final class PartitionChild {
     private PartitionChild(ChildArgs args) {
         this.args = args;
         this.ds = new SimpleDataSource(args.jdbcUrl(), args.user(), args.password());
-        this.gate = new FenceGate(ds, StoreConfig.defaults().withTablePrefix(args.prefix()));
+        this.gate = new FenceGate(ds, RetryingGate.config(args.prefix()));
     }
 
     public static void main(String[] argv) throws Exception {
@@ -142,7 +141,7 @@ public final class PartitionChild {
         String resource = PartitionedBillingScenario.resource(args.resource(), partition);
         try {
             if (args.fenced()) {
-                gate.advance(resource, token);
+                RetryingGate.advance(gate, resource, token, text -> say("RETRY " + partition + " " + text));
             }
             long period = lastPeriod(resource);
             while (flag.get()) {
@@ -150,7 +149,12 @@ public final class PartitionChild {
                 period++;
                 HistoryTable.Write row = new HistoryTable.Write(resource, args.id(), token, period, 0);
                 if (args.fenced()) {
-                    gate.write(resource, token, tx -> HistoryTable.insert(tx, args.prefix(), row));
+                    RetryingGate.write(
+                            gate,
+                            resource,
+                            token,
+                            tx -> HistoryTable.insert(tx, args.prefix(), row),
+                            text -> say("RETRY " + partition + " " + text));
                 } else {
                     try (Connection c = ds.getConnection()) {
                         HistoryTable.insert(c, args.prefix(), row);

@@ -7,13 +7,8 @@ import dev.leasehold.testkit.ChildJvm;
 import dev.leasehold.testkit.HistoryChecker;
 import dev.leasehold.testkit.HistoryTable;
 import dev.leasehold.testkit.SimpleDataSource;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -113,6 +108,7 @@ final class PartitionedBillingScenario implements Scenario {
                             Long.parseLong(parts[2]),
                             "p" + parts[1]);
                 }
+                case "RETRY" -> timeline.problem(who, text.substring(text.indexOf(' ', 6) + 1));
                 default -> timeline.problem(who, text);
             }
             notifyAll();
@@ -161,19 +157,16 @@ final class PartitionedBillingScenario implements Scenario {
         String path = "/leasehold-scenarios/" + prefix + "billing-partitions";
         Timeline timeline = new Timeline(NAME + ": " + title, env.out(), INSTANCES);
         Instances instances = new Instances(timeline);
-        Map<String, Process> processes = new LinkedHashMap<>();
-        ChildJvm.ExitHook cleanup = ChildJvm.onExit(
-                NAME + "-kill-children", () -> processes.values().forEach(Process::destroyForcibly));
+        ChildProcesses processes = new ChildProcesses(NAME, instances::said);
         try {
             for (String who : INSTANCES) {
-                Process process = ChildJvm.start(
+                processes.start(
+                        who,
                         PartitionChild.class,
                         ChildArgs.of(env.zkConnect(), url, prefix, who, path, "customers", Env.SESSION_MS)
                                 .withCredentials(env.user(), env.password())
                                 .withFenced(fenced)
                                 .toArgs());
-                processes.put(who, process);
-                pipe(who, process, instances);
                 instances.await(() -> instances.joined.contains(who), who + " joins");
             }
             String frozen = INSTANCES.get(0);
@@ -183,7 +176,7 @@ final class PartitionedBillingScenario implements Scenario {
                     "every instance owns partitions and " + frozen + " has charged each of its partitions");
             List<Integer> moving = instances.ownedBy(frozen);
 
-            ChildJvm.signal("-STOP", processes.get(frozen));
+            processes.signal("-STOP", frozen);
             int pause = timeline.begin(frozen, Timeline.SpanKind.PAUSE, "kill -STOP");
             timeline.problem(frozen, "kill -STOP: frozen while owning partitions " + moving);
             Map<Integer, String> newOwners = new TreeMap<>();
@@ -196,7 +189,7 @@ final class PartitionedBillingScenario implements Scenario {
             moving.forEach(p -> newOwners.put(p, instances.owner.get(p)));
             timeline.end(pause);
             timeline.info(frozen, "kill -CONT: thawed; its billing workers still believe they own " + moving);
-            ChildJvm.signal("-CONT", processes.get(frozen));
+            processes.signal("-CONT", frozen);
             if (fenced) {
                 instances.await(
                         () -> instances.rejected.keySet().containsAll(moving),
@@ -246,31 +239,12 @@ final class PartitionedBillingScenario implements Scenario {
                             ? "every late charge refused and no customer charged twice"
                             : "the thawed instance charges customers the new owners already charged");
         } finally {
-            RealPauseScenario.killAll(processes.values());
-            cleanup.close();
+            processes.killAll();
             env.dropTables(ds, prefix);
         }
     }
 
     private static String first(List<String> items) {
         return items.size() <= 3 ? items.toString() : items.subList(0, 3) + " ...";
-    }
-
-    private static void pipe(String who, Process process, Instances instances) {
-        Thread reader = new Thread(
-                () -> {
-                    try (BufferedReader in = new BufferedReader(
-                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                        String line;
-                        while ((line = in.readLine()) != null) {
-                            instances.said(who, line);
-                        }
-                    } catch (IOException ignored) {
-                        // the child is gone
-                    }
-                },
-                "pipe-" + who);
-        reader.setDaemon(true);
-        reader.start();
     }
 }

@@ -6,7 +6,6 @@ import dev.leasehold.recipes.FencingToken;
 import dev.leasehold.scenarios.chaos.ChildArgs;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.StaleTokenException;
-import dev.leasehold.store.StoreConfig;
 import dev.leasehold.testkit.HistoryTable;
 import dev.leasehold.testkit.SimpleDataSource;
 import dev.leasehold.testkit.TcpProxy;
@@ -21,7 +20,7 @@ import org.apache.curator.retry.RetryNTimes;
  * One participant of the {@code real-pause} scenario, run as its own JVM so that {@code kill -STOP} freezes all of
  * it. It joins the election; when it leads it fences the resource and then writes every 250 ms with its token until
  * the resource refuses (a naive loop that never re-checks leadership, as code in a long GC pause never can). With
- * {@code unfenced} it writes straight to the table, without the gate. It reports on stdout, one line per event.
+ * {@code unfenced} it writes straight to the table, without the gate. It reports on stdout, one line per event (RETRY text: a retryable advance or write, retried).
  *
  * <p>Arguments: {@link ChildArgs} (a latch; the resource is the ledger).
  */
@@ -33,7 +32,7 @@ public final class PauseChild {
         ChildArgs child = ChildArgs.parse(args);
         PrintStream out = System.out;
         DataSource ds = new SimpleDataSource(child.jdbcUrl(), child.user(), child.password());
-        FenceGate gate = new FenceGate(ds, StoreConfig.defaults().withTablePrefix(child.prefix()));
+        FenceGate gate = new FenceGate(ds, RetryingGate.config(child.prefix()));
         CuratorFramework client = TcpProxy.clientBuilder(child.zk(), child.sessionMs())
                 .retryPolicy(new RetryNTimes(10, 100))
                 .build();
@@ -63,14 +62,19 @@ public final class PauseChild {
             PrintStream out, FenceGate gate, DataSource ds, ChildArgs child, long token, long session) {
         try {
             if (child.fenced()) {
-                gate.advance(child.resource(), token);
+                RetryingGate.advance(gate, child.resource(), token, text -> say(out, "RETRY " + text));
                 say(out, "FENCED " + token);
             }
             for (int seq = 1; ; seq++) {
                 Thread.sleep(250); // the pace of the leader's work
                 HistoryTable.Write row = new HistoryTable.Write(child.resource(), child.id(), token, seq, session);
                 if (child.fenced()) {
-                    gate.write(child.resource(), token, tx -> HistoryTable.insert(tx, child.prefix(), row));
+                    RetryingGate.write(
+                            gate,
+                            child.resource(),
+                            token,
+                            tx -> HistoryTable.insert(tx, child.prefix(), row),
+                            text -> say(out, "RETRY " + text));
                 } else {
                     try (Connection c = ds.getConnection()) {
                         HistoryTable.insert(c, child.prefix(), row);

@@ -7,16 +7,10 @@ import dev.leasehold.testkit.ChildJvm;
 import dev.leasehold.testkit.HistoryChecker;
 import dev.leasehold.testkit.HistoryTable;
 import dev.leasehold.testkit.SimpleDataSource;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 
@@ -108,6 +102,7 @@ final class RealPauseScenario implements Scenario {
                         child,
                         "leadership lost, token " + parts[1] + " withdrawn"
                                 + (parts.length > 2 ? " (" + parts[2] + ")" : ""));
+                case "RETRY" -> timeline.problem(child, text.substring("RETRY ".length()));
                 default -> timeline.problem(child, text);
             }
             notifyAll();
@@ -144,14 +139,10 @@ final class RealPauseScenario implements Scenario {
         String path = "/leasehold-scenarios/" + prefix + "pause";
         Timeline timeline = new Timeline(NAME + ": " + title, env.out(), List.of("child-1", "child-2", "child-3"));
         Children children = new Children(timeline);
-        Map<String, Process> processes = new LinkedHashMap<>();
-        ChildJvm.ExitHook cleanup = ChildJvm.onExit(
-                "real-pause-kill-children", () -> processes.values().forEach(Process::destroyForcibly));
+        ChildProcesses processes = new ChildProcesses(NAME, children::said);
         try {
             for (String child : List.of("child-1", "child-2", "child-3")) {
-                Process process = start(env, url, path, child, prefix, fenced);
-                processes.put(child, process);
-                pipe(child, process, children);
+                processes.start(child, PauseChild.class, args(env, url, path, child, prefix, fenced));
                 children.await(() -> children.joined.contains(child), child + " joins");
             }
             children.await(() -> !children.leaders.isEmpty(), "a child leads");
@@ -159,7 +150,7 @@ final class RealPauseScenario implements Scenario {
             long oldToken = children.tokens.get(leader);
             children.await(() -> children.writes(leader) >= 2, leader + " writes twice");
 
-            ChildJvm.signal("-STOP", processes.get(leader));
+            processes.signal("-STOP", leader);
             int pause = timeline.begin(leader, Timeline.SpanKind.PAUSE, "kill -STOP");
             timeline.problem(leader, "kill -STOP: the whole process is frozen (GC pause, frozen VM)");
             int writesWhenFrozen = children.writes(leader);
@@ -173,7 +164,7 @@ final class RealPauseScenario implements Scenario {
             children.await(() -> children.writes(next) >= 1, next + " writes");
             timeline.end(pause);
             timeline.info(leader, "kill -CONT: thawed, believing it still leads with token " + oldToken);
-            ChildJvm.signal("-CONT", processes.get(leader));
+            processes.signal("-CONT", leader);
 
             if (fenced) {
                 children.await(() -> children.rejections.containsKey(leader), leader + "'s next write is refused");
@@ -201,47 +192,15 @@ final class RealPauseScenario implements Scenario {
                             ? "the thawed leader's write rejected and no stale write in the ledger"
                             : "the thawed leader's stale write lands after the new leader's");
         } finally {
-            killAll(processes.values());
-            cleanup.close();
+            processes.killAll();
             env.dropTables(ds, prefix);
         }
     }
 
-    private static Process start(Env env, String url, String path, String child, String prefix, boolean fenced)
-            throws IOException {
-        return ChildJvm.start(
-                PauseChild.class,
-                ChildArgs.of(env.zkConnect(), url, prefix, child, path, "ledger", Env.SESSION_MS)
-                        .withCredentials(env.user(), env.password())
-                        .withFenced(fenced)
-                        .toArgs());
-    }
-
-    /** Kills every child JVM, then waits (at most 10 s each) until it is gone: each scenario's teardown. */
-    static void killAll(Collection<Process> processes) throws InterruptedException {
-        for (Process process : processes) {
-            process.destroyForcibly();
-        }
-        for (Process process : processes) {
-            process.waitFor(10, TimeUnit.SECONDS);
-        }
-    }
-
-    static void pipe(String child, Process process, Children children) {
-        Thread reader = new Thread(
-                () -> {
-                    try (BufferedReader in = new BufferedReader(
-                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                        String line;
-                        while ((line = in.readLine()) != null) {
-                            children.said(child, line);
-                        }
-                    } catch (IOException ignored) {
-                        // the child is gone
-                    }
-                },
-                "pipe-" + child);
-        reader.setDaemon(true);
-        reader.start();
+    private static List<String> args(Env env, String url, String path, String child, String prefix, boolean fenced) {
+        return ChildArgs.of(env.zkConnect(), url, prefix, child, path, "ledger", Env.SESSION_MS)
+                .withCredentials(env.user(), env.password())
+                .withFenced(fenced)
+                .toArgs();
     }
 }

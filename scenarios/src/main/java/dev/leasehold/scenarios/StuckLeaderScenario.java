@@ -89,7 +89,7 @@ final class StuckLeaderScenario implements Scenario {
             FencedLeaderSelector selector = selectors.get(me);
             long t = token.value();
             leaders.add(me);
-            gate.advance(Charges.RESOURCE, t);
+            RetryingGate.advance(gate, Charges.RESOURCE, t, text -> timeline.problem(me, text));
             timeline.accepted(
                     me, "leads; fenced first: " + Charges.RESOURCE + " now refuses tokens below " + t, t, "fence");
             if (me.equals("A")) {

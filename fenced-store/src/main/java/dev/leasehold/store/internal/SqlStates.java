@@ -23,6 +23,11 @@ public final class SqlStates {
         LOCK_TIMEOUT,
         /** The connection broke or the database went away (class 08; H2 90067 and 90098). */
         CONNECTION_LOST,
+        /**
+         * The database ended the session because its transaction sat idle longer than the store's idle bound
+         * (PostgreSQL 25P03, {@code idle_in_transaction_session_timeout}): rolled back, the connection gone.
+         */
+        IDLE_TIMEOUT,
         OTHER;
 
         /** Whether the same call may simply be made again. */
@@ -72,6 +77,7 @@ public final class SqlStates {
             case "40001", "90131" -> Kind.SERIALIZATION;
             case "40P01" -> Kind.DEADLOCK;
             case "55P03", "HYT00" -> Kind.LOCK_TIMEOUT;
+            case "25P03" -> Kind.IDLE_TIMEOUT;
             case "90067", "90098", "57P01", "57P02", "57P03" -> Kind.CONNECTION_LOST;
             default -> Kind.OTHER;
         };
@@ -94,6 +100,11 @@ public final class SqlStates {
         }
         return false;
     }
+
+    /** What an idle-in-transaction timeout means (without the trailing "(retryable): "). */
+    public static final String IDLE_ENDED = "the database ended the transaction because it sat idle longer than the"
+            + " store's idle bound (StoreConfig.idleInTransactionTimeout): the process was paused, or the work waited"
+            + " on something else between its statements; nothing of it was kept";
 
     /** What to tell the user when {@link #sharedServerStatement} is true. */
     public static final String SET_PREPARE_THRESHOLD = "PgJDBC's server-side prepared statements collided on a"

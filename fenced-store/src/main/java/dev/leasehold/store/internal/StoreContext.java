@@ -39,7 +39,9 @@ public final class StoreContext {
 
     private void speak(Database database) {
         SqlDialect spoken = Dialects.of(database, new Tables(config.tablePrefix()));
-        tx = spoken.tx(config.lockTimeout().toMillis());
+        tx = spoken.tx(
+                config.lockTimeout().toMillis(),
+                config.idleInTransactionTimeout().toMillis());
         dialect = spoken;
     }
 

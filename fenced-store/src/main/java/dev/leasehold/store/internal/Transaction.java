@@ -183,7 +183,18 @@ final class Transaction {
         try {
             now = identity(connection, settings.verifyTransaction());
         } catch (SQLException e) {
-            return ended(operation, e);
+            return switch (SqlStates.of(e)) {
+                    // the commit was never sent and the session is gone: the server rolled everything back
+                case IDLE_TIMEOUT -> failure(operation, e);
+                case CONNECTION_LOST -> new StoreException(
+                        operation + " failed: the connection was lost before the commit was sent, so nothing was"
+                                + " kept (retryable); if the work waited between its statements, the database may"
+                                + " have ended the idle transaction (StoreConfig.idleInTransactionTimeout): "
+                                + e.getMessage() + " (SQLState " + e.getSQLState() + ")",
+                        e,
+                        true);
+                default -> ended(operation, e);
+            };
         }
         return java.util.Objects.equals(marked, now) ? null : ended(operation, null);
     }

@@ -12,8 +12,9 @@ import java.util.Optional;
  * transaction's rules read in one screen.)
  *
  * <ul>
- *   <li>PostgreSQL: {@code SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = n}, sent in the
- *       same round trip as the transaction's first statement. Both end with the transaction: nothing to restore. A
+ *   <li>PostgreSQL: {@code SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = n; SET LOCAL
+ *       idle_in_transaction_session_timeout = m} (the last only if an idle bound is configured), sent in the
+ *       same round trip as the transaction's first statement. All end with the transaction: nothing to restore. A
  *       statement on its own (auto-commit) travels as {@code BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL
  *       lock_timeout = n; statement; COMMIT}: still one round trip, its locks held no longer than in
  *       auto-commit.</li>
@@ -72,7 +73,7 @@ public abstract class TxDialect {
 
     /** How many statements (and so results) {@link #prologue()} holds. */
     public int prologueStatements() {
-        return prologue().isEmpty() ? 0 : 2;
+        return (int) prologue().chars().filter(c -> c == ';').count();
     }
 
     /** Whether DDL commits the open transaction by itself (H2, MariaDB, MySQL: yes, the default; PostgreSQL: no). */

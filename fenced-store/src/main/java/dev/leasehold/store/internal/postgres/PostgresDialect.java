@@ -30,7 +30,12 @@ public final class PostgresDialect extends SqlDialect {
 
     @Override
     public TxDialect tx(long lockTimeoutMillis) {
-        return new PostgresTx(lockTimeoutMillis);
+        return new PostgresTx(lockTimeoutMillis, 0);
+    }
+
+    @Override
+    public TxDialect tx(long lockTimeoutMillis, long idleMillis) {
+        return new PostgresTx(lockTimeoutMillis, idleMillis);
     }
 
     @Override

@@ -7,9 +7,15 @@ import java.util.Optional;
 
 /**
  * PostgreSQL's transaction framing: {@code SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout =
- * n}, sent in the same round trip as the transaction's first statement (both end with the transaction: nothing to
- * restore); a statement on its own (auto-commit) travels as {@code BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL
- * lock_timeout = n; statement; COMMIT}. The exclusive fence check is one upsert; the shared one a {@code FOR SHARE} read
+ * n; SET LOCAL idle_in_transaction_session_timeout = m}, sent in the same round trip as the transaction's first
+ * statement (all end with the transaction: nothing to restore, and nothing that stays on a server connection a
+ * transaction-mode PgBouncer hands to someone else); a statement on its own (auto-commit) travels as {@code BEGIN
+ * ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = n; SET LOCAL idle_in_transaction_session_timeout = m;
+ * statement; COMMIT}. The idle bound is what ends the transaction of a process frozen inside it (the server terminates
+ * the session, rolling back and releasing its locks); in the auto-commit form the block is one round trip, but a
+ * failed statement leaves it open until the store's ROLLBACK, which a pause can delay too. Without an idle bound
+ * ({@code m = 0}: {@code StoreConfig.idleInTransactionTimeout} zero) the SET is left out and the server's own setting
+ * applies. The exclusive fence check is one upsert; the shared one a {@code FOR SHARE} read
  * of the mark. Immutable and thread-safe.
  */
 final class PostgresTx extends TxDialect {
@@ -17,11 +23,12 @@ final class PostgresTx extends TxDialect {
     private final String prologue;
     private final String begin;
 
-    PostgresTx(long lockTimeoutMillis) {
+    PostgresTx(long lockTimeoutMillis, long idleMillis) {
         super(lockTimeoutMillis);
-        this.prologue =
-                "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = " + lockTimeoutMillis + "; ";
-        this.begin = "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = " + lockTimeoutMillis + "; ";
+        String settings = "SET LOCAL lock_timeout = " + lockTimeoutMillis + "; "
+                + (idleMillis > 0 ? "SET LOCAL idle_in_transaction_session_timeout = " + idleMillis + "; " : "");
+        this.prologue = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; " + settings;
+        this.begin = "BEGIN ISOLATION LEVEL READ COMMITTED; " + settings;
     }
 
     @Override
