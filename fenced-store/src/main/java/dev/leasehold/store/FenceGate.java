@@ -1,6 +1,7 @@
 package dev.leasehold.store;
 
 import dev.leasehold.store.internal.Args;
+import dev.leasehold.store.internal.CheckMark;
 import dev.leasehold.store.internal.FenceHistory;
 import dev.leasehold.store.internal.Jdbc;
 import dev.leasehold.store.internal.PassedTokens;
@@ -181,10 +182,7 @@ public final class FenceGate {
                         context.jdbc()
                                 .inTransaction(
                                         "fenced write to '" + resource + "' with token " + token,
-                                        tx -> {
-                                            passAndRecord(tx, resource, token, null);
-                                            return null;
-                                        },
+                                        tx -> passAndRecord(tx, resource, token, null),
                                         work::call)));
     }
 
@@ -200,15 +198,17 @@ public final class FenceGate {
      * gate's re-base to a lower mark it fails, and the full path records the raise); a new one costs a locking read
      * of the mark first, once, and an insert if the mark rose.
      */
-    private void passAndRecord(Connection tx, String resource, long token, String holder) throws SQLException {
+    private CheckMark passAndRecord(Connection tx, String resource, long token, String holder) throws SQLException {
         if (passed.seen(resource, token)) {
             Optional<String> share = context.sql().shareMark();
             if (share.isEmpty()) {
-                if (passEqual(tx, resource, token)) {
-                    return; // H2: no shared row lock; the exclusive check, passing only if the mark equals the token
+                Optional<CheckMark> mark = passEqual(tx, resource, token);
+                if (mark.isPresent()) {
+                    // H2: no shared row lock; the exclusive check, passing only if equal
+                    return mark.get() == UNMARKED ? null : mark.get();
                 }
             } else if (!Jdbc.query(tx, share.get(), row -> 1, resource, token).isEmpty()) {
-                return; // the mark is the token, share-locked until commit: other writers of it go on in parallel
+                return null; // the mark is the token, share-locked until commit: other writers of it go on in parallel
             }
             // the mark is no longer the token (a raise: stale; a re-base: ours raises it again); nothing is locked
             passed.forget(resource);
@@ -218,6 +218,7 @@ public final class FenceGate {
         if (before.isEmpty() || before.getAsLong() < token) {
             FenceHistory.raised(tx, context.sql(), resource, token, before, holder, historyLimit);
         }
+        return null;
     }
 
     /** Runs {@code body}, then tells the store's listener how the write ended (never changing that). */
@@ -298,10 +299,7 @@ public final class FenceGate {
                 context.jdbc()
                         .inTransaction(
                                 operation,
-                                tx -> {
-                                    passAndRecord(tx, resource, token, null);
-                                    return null;
-                                },
+                                tx -> passAndRecord(tx, resource, token, null),
                                 tx -> Jdbc.updates(tx, List.of(sql), params)[0]));
     }
 
@@ -343,18 +341,32 @@ public final class FenceGate {
         }
     }
 
-    /** The short path's check: passes (and locks the mark) only if the mark equals {@code token}. */
-    private boolean passEqual(Connection tx, String resource, long token) throws SQLException {
+    /**
+     * The short path's check: passes (and locks the mark) only if the mark equals {@code token}. Where the check can
+     * return the transaction's identity (H2), it does, and so marks the transaction for {@link Jdbc} at no cost; else
+     * it returns {@link #UNMARKED} and {@link Jdbc} marks the transaction with a statement of its own.
+     */
+    private Optional<CheckMark> passEqual(Connection tx, String resource, long token) throws SQLException {
         SqlDialect sql = context.sql();
-        return Jdbc.oneRow(
-                Jdbc.update(
-                        tx,
-                        "UPDATE " + sql.tables.fence() + " SET updated_at = " + sql.now()
-                                + " WHERE resource = ? AND token = ?",
-                        resource,
-                        token),
-                "fence check");
+        String update =
+                "UPDATE " + sql.tables.fence() + " SET updated_at = " + sql.now() + " WHERE resource = ? AND token = ?";
+        Optional<String> identity = context.tx().identityExpression();
+        if (identity.isPresent()) {
+            List<CheckMark> passed = Jdbc.query(
+                    tx, sql.returning(update, identity.get()), row -> new CheckMark(row.getObject(1)), resource, token);
+            if (passed.size() > 1) {
+                throw new IllegalStateException(
+                        "fence check changed " + passed.size() + " rows, expected 0 or 1: a bug");
+            }
+            return passed.stream().findFirst();
+        }
+        return Jdbc.oneRow(Jdbc.update(tx, update, resource, token), "fence check")
+                ? Optional.of(UNMARKED)
+                : Optional.empty();
     }
+
+    /** The short path's check passed without marking the transaction. */
+    private static final CheckMark UNMARKED = new CheckMark(null);
 
     /**
      * Raises the resource's mark to {@code token} with no other work ("fence first" on gaining leadership).
