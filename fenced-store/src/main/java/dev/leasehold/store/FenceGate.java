@@ -1,7 +1,6 @@
 package dev.leasehold.store;
 
 import dev.leasehold.store.internal.Args;
-import dev.leasehold.store.internal.CheckMark;
 import dev.leasehold.store.internal.FenceHistory;
 import dev.leasehold.store.internal.Jdbc;
 import dev.leasehold.store.internal.PassedTokens;
@@ -188,7 +187,10 @@ public final class FenceGate {
                         context.jdbc()
                                 .inTransaction(
                                         "fenced write to '" + resource + "' with token " + token,
-                                        tx -> passAndRecord(tx, resource, token, null),
+                                        tx -> {
+                                            passAndRecord(tx, resource, token, null);
+                                            return null;
+                                        },
                                         work::call)));
     }
 
@@ -204,17 +206,15 @@ public final class FenceGate {
      * gate's re-base to a lower mark it fails, and the full path records the raise); a new one costs a locking read
      * of the mark first, once, and an insert if the mark rose.
      */
-    private CheckMark passAndRecord(Connection tx, String resource, long token, String holder) throws SQLException {
+    private void passAndRecord(Connection tx, String resource, long token, String holder) throws SQLException {
         if (passed.seen(resource, token)) {
             Optional<String> share = context.sql().shareMark();
             if (share.isEmpty()) {
-                Optional<CheckMark> mark = passEqual(tx, resource, token);
-                if (mark.isPresent()) {
-                    // H2: no shared row lock; the exclusive check, passing only if equal
-                    return mark.get() == UNMARKED ? null : mark.get();
+                if (passEqual(tx, resource, token)) {
+                    return; // H2: no shared row lock; the exclusive check, passing only if the mark equals the token
                 }
             } else if (!Jdbc.query(tx, share.get(), row -> 1, resource, token).isEmpty()) {
-                return null; // the mark is the token, share-locked until commit: other writers of it go on in parallel
+                return; // the mark is the token, share-locked until commit: other writers of it go on in parallel
             }
             // the mark is no longer the token (a raise: stale; a re-base: ours raises it again); nothing is locked
             passed.forget(resource);
@@ -224,7 +224,6 @@ public final class FenceGate {
         if (before.isEmpty() || before.getAsLong() < token) {
             FenceHistory.raised(tx, context.sql(), resource, token, before, holder, historyLimit);
         }
-        return null;
     }
 
     /** Runs {@code body}, then tells the store's listener how the write ended (never changing that). */
@@ -305,7 +304,10 @@ public final class FenceGate {
                 context.jdbc()
                         .inTransaction(
                                 operation,
-                                tx -> passAndRecord(tx, resource, token, null),
+                                tx -> {
+                                    passAndRecord(tx, resource, token, null);
+                                    return null;
+                                },
                                 tx -> Jdbc.updates(tx, List.of(sql), params)[0]));
     }
 
@@ -347,32 +349,18 @@ public final class FenceGate {
         }
     }
 
-    /**
-     * The short path's check: passes (and locks the mark) only if the mark equals {@code token}. Where the check can
-     * return the transaction's identity (H2), it does, and so marks the transaction for {@link Jdbc} at no cost; else
-     * it returns {@link #UNMARKED} and {@link Jdbc} marks the transaction with a statement of its own.
-     */
-    private Optional<CheckMark> passEqual(Connection tx, String resource, long token) throws SQLException {
+    /** The short path's check: passes (and locks the mark) only if the mark equals {@code token}. */
+    private boolean passEqual(Connection tx, String resource, long token) throws SQLException {
         SqlDialect sql = context.sql();
-        String update =
-                "UPDATE " + sql.tables.fence() + " SET updated_at = " + sql.now() + " WHERE resource = ? AND token = ?";
-        Optional<String> identity = context.tx().identityExpression();
-        if (identity.isPresent()) {
-            List<CheckMark> passed = Jdbc.query(
-                    tx, sql.returning(update, identity.get()), row -> new CheckMark(row.getObject(1)), resource, token);
-            if (passed.size() > 1) {
-                throw new IllegalStateException(
-                        "fence check changed " + passed.size() + " rows, expected 0 or 1: a bug");
-            }
-            return passed.stream().findFirst();
-        }
-        return Jdbc.oneRow(Jdbc.update(tx, update, resource, token), "fence check")
-                ? Optional.of(UNMARKED)
-                : Optional.empty();
+        return Jdbc.oneRow(
+                Jdbc.update(
+                        tx,
+                        "UPDATE " + sql.tables.fence() + " SET updated_at = " + sql.now()
+                                + " WHERE resource = ? AND token = ?",
+                        resource,
+                        token),
+                "fence check");
     }
-
-    /** The short path's check passed without marking the transaction. */
-    private static final CheckMark UNMARKED = new CheckMark(null);
 
     /**
      * Raises the resource's mark to {@code token} with no other work ("fence first" on gaining leadership).

@@ -93,9 +93,7 @@ final class Transaction {
                 boolean lazy = work != null && settings.dmlKeepsTransaction();
                 if (work != null && !lazy) {
                     try {
-                        marked = stored instanceof CheckMark check
-                                ? check.identity() // the check's UPDATE returned it: no statement of its own
-                                : identity(connection, settings.markTransaction());
+                        marked = identity(connection, settings.markTransaction());
                     } catch (SQLException e) {
                         over = rollback(connection, e);
                         throw failure(operation, e);

@@ -107,15 +107,6 @@ public abstract class TxDialect {
         return false;
     }
 
-    /**
-     * An SQL expression whose value is the transaction's identity, as {@link #markTransaction()} answers it, that the
-     * fence check's UPDATE can return ({@link SqlDialect#returning}), so that the check marks the transaction with no
-     * statement of its own (H2: {@code TRANSACTION_ID()}, issue 24); empty where there is none.
-     */
-    public Optional<String> identityExpression() {
-        return Optional.empty();
-    }
-
     /** Whether several statements can travel in one round trip ("a; b" in one PreparedStatement). */
     public boolean multiStatement() {
         return false;

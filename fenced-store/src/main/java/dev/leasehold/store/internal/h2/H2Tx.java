@@ -7,7 +7,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Collections;
 import java.util.Map;
-import java.util.Optional;
 import java.util.WeakHashMap;
 
 /**
@@ -74,12 +73,6 @@ final class H2Tx extends TxDialect {
         } catch (SQLException | RuntimeException e) {
             return null;
         }
-    }
-
-    /** The check returns it: an UPDATE made a change, so the transaction has its id by then. */
-    @Override
-    public Optional<String> identityExpression() {
-        return Optional.of("TRANSACTION_ID()");
     }
 
     /** The transaction's id: a different one before the commit means the work's SQL ended the gate's. */
