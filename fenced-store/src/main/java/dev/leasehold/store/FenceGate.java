@@ -90,9 +90,9 @@ import org.slf4j.LoggerFactory;
  * <p>Cost over the same work in a plain transaction: one statement more. Through {@link #write}/{@link #call} it is
  * one round trip more (the check, then your statements, then the commit), except on MariaDB and MySQL, where it is
  * none: the settings' two SETs carry the auto-commit switches a plain JDBC transaction sends anyway, and the second
- * one also commits (four statements for a plain insert either way). On H2 the check also returns the transaction's
- * id, which the gate compares before the commit. The gate's other framing: before the commit it makes sure your work
- * did not end its transaction (issue 21) with one statement of its own, on MariaDB and MySQL only if your work sent
+ * one also commits (four statements for a plain insert either way). The gate's other framing: it makes sure your
+ * work did not end its transaction (issue 21) with a statement before the work and one before the commit, on
+ * MariaDB and MySQL only if your work sent
  * anything but plain DML ({@code SELECT}, {@code INSERT}, {@code UPDATE}, {@code DELETE}, {@code REPLACE},
  * {@code WITH}, which cannot end a transaction there) or read a result set. {@link #update} sends the check, one
  * statement of yours and the commit together: on PostgreSQL in ONE round trip, one fewer than a plain
