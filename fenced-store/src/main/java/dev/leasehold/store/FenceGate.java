@@ -77,7 +77,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Isolation contract.</b> The gate's transactions, and so your work inside them, run at READ COMMITTED
  * whatever the pool or the database default says (PostgreSQL: {@code SET TRANSACTION ISOLATION LEVEL READ
  * COMMITTED} first in the transaction; H2: set on the connection and restored before it goes back to the pool;
- * MariaDB and MySQL: one SET before the transaction and one after it, which also carry auto-commit). That
+ * MariaDB and MySQL: one SET before the transaction and one after it, which also carry auto-commit, the second one
+ * committing the transaction). That
  * is what makes the check right (c): a stale writer that waited on the mark's row lock behind a newer writer re-reads
  * the newest mark once the newer one commits, and is rejected (tested on every database, with connections handed out
  * at READ COMMITTED, REPEATABLE READ and SERIALIZABLE). Work that needs a stronger guarantee locks what it reads
@@ -87,8 +88,13 @@ import org.slf4j.LoggerFactory;
  * yes: it is rolled back whole with the check, so running it again is as if it ran once.
  *
  * <p>Cost over the same work in a plain transaction: one statement more. Through {@link #write}/{@link #call} it is
- * one round trip more (the check, then your statements, then the commit; on MariaDB and MySQL the settings' two SETs
- * also carry the auto-commit switches a plain JDBC transaction sends anyway). {@link #update} sends the check, one
+ * one round trip more (the check, then your statements, then the commit), except on MariaDB and MySQL, where it is
+ * none: the settings' two SETs carry the auto-commit switches a plain JDBC transaction sends anyway, and the second
+ * one also commits (four statements for a plain insert either way). The gate's other framing: it makes sure your
+ * work did not end its transaction (issue 21) with a statement before the work and one before the commit, on
+ * MariaDB and MySQL only if your work sent
+ * anything but plain DML ({@code SELECT}, {@code INSERT}, {@code UPDATE}, {@code DELETE}, {@code REPLACE},
+ * {@code WITH}, which cannot end a transaction there) or read a result set. {@link #update} sends the check, one
  * statement of yours and the commit together: on PostgreSQL in ONE round trip, one fewer than a plain
  * {@code BEGIN; statement; COMMIT} through JDBC. Cheapest of all: carry the token in your own row ({@code UPDATE t
  * SET ..., token = :t WHERE id = :id AND token <= :t}), which costs nothing over a plain UPDATE, if every writer of

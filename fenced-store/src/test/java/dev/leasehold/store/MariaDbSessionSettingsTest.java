@@ -129,14 +129,15 @@ class MariaDbSessionSettingsTest {
 
     /**
      * The same insert as a plain JDBC transaction ({@code setAutoCommit(false)}, INSERT, COMMIT,
-     * {@code setAutoCommit(true)}: four statements) and through the gate with a token it has seen pass (the settings
-     * and auto-commit in one SET, the shared check, the INSERT, COMMIT, one SET back: five), plus issue 21's two
-     * statements that prove the statement did not end the gate's transaction (a savepoint after the check, checked
-     * before the commit): seven, for {@code write} and for {@code update} alike. Before issue 24 the gate
-     * also read, set and restored the isolation and the lock wait timeout one statement at a time.
+     * {@code setAutoCommit(true)}: four statements) and through the gate with a token it has seen pass: the settings
+     * and auto-commit in one SET, the shared check, the INSERT, and one SET that commits ({@code autocommit = 1}) and
+     * puts the settings back: four too, for {@code write} and for {@code update} alike. Before issue 24 the gate also
+     * read, set and restored the isolation and the lock wait timeout one statement at a time (ten statements), then
+     * sent a separate COMMIT and marked its transaction around the work with a savepoint (seven); plain DML cannot end
+     * a MariaDB transaction, so the mark is now taken only before anything else (see the next test).
      */
     @Test
-    void aFencedWriteOrUpdateSendsThreeStatementsMoreThanThePlainTransaction() throws SQLException {
+    void aFencedWriteOrUpdateSendsAsManyStatementsAsThePlainTransaction() throws SQLException {
         FenceGate gate = new FenceGate(one);
         gate.advance("counted", 3);
 
@@ -155,9 +156,48 @@ class MariaDbSessionSettingsTest {
         gate.update("counted", 3, "INSERT INTO entries (note) VALUES (?)", "one statement");
         long update = statements() - before - 1;
 
+        before = statements();
+        gate.write("counted", 3, tx -> {
+            insert(tx, "fenced, then read");
+            try (Statement s = tx.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM entries")) {
+                rs.next();
+            }
+        });
+        long read = statements() - before - 1;
+
         assertThat(plain).isEqualTo(4);
-        assertThat(fenced).as("gate.write").isEqualTo(plain + 3);
-        assertThat(update).as("gate.update").isEqualTo(plain + 3);
+        assertThat(fenced).as("gate.write").isEqualTo(plain);
+        assertThat(update).as("gate.update").isEqualTo(plain);
+        // a result set reaches the driver's statement (getStatement()): the savepoint before it, its release after
+        assertThat(read).as("gate.write with a query").isEqualTo(plain + 1 + 2);
+    }
+
+    /**
+     * A procedure that commits, called from a fenced work, is caught before the gate commits, as before issue 24: the
+     * CALL is not plain DML, so the gate marks its transaction just before it and finds the mark gone at the end.
+     */
+    @Test
+    void aProcedureThatCommitsIsCaughtAndWhatFollowedItIsRolledBack() throws SQLException {
+        try (Statement s = physical.createStatement()) {
+            s.execute("DELETE FROM entries");
+            s.execute("DROP PROCEDURE IF EXISTS commits");
+            s.execute("CREATE PROCEDURE commits() BEGIN COMMIT; END");
+        }
+        List<Object> lent = session();
+        FenceGate gate = new FenceGate(one);
+        gate.advance("called", 4);
+        assertThatThrownBy(() -> gate.write("called", 4, tx -> {
+                    insert(tx, "before the call");
+                    try (Statement s = tx.createStatement()) {
+                        s.execute("CALL commits()");
+                    }
+                    insert(tx, "after the call");
+                }))
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("the work's SQL ended the gate's transaction");
+        assertThat(notes()).doesNotContain("after the call");
+        assertThat(session()).isEqualTo(lent);
     }
 
     private static void insert(Connection tx, String note) throws SQLException {

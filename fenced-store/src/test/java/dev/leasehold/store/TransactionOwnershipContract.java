@@ -769,6 +769,30 @@ abstract class TransactionOwnershipContract {
         new FenceGate(database(), StoreConfig.defaults().withLockTimeout(Duration.ofSeconds(2))).advance("r", 8);
     }
 
+    /**
+     * Issue 24: on MariaDB and MySQL a work of plain DML is not marked (it cannot end the transaction), so every way
+     * past the guard must mark it first. A result set is one: its {@code getStatement()} is the driver's statement,
+     * whose connection can commit. Caught before the gate commits, on every database.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fewSetups")
+    void aCommitThroughAResultSetsStatementIsCaughtBeforeTheGateCommits(Setup setup) throws SQLException {
+        FenceGate gate = new FenceGate(dataSource(setup));
+        gate.advance("r", 7);
+        assertThatThrownBy(() -> gate.write("r", 7, tx -> {
+                    insert(tx, "r", 7, "before the commit");
+                    try (Statement s = tx.createStatement();
+                            ResultSet rs = s.executeQuery("SELECT 1")) {
+                        rs.getStatement().getConnection().commit();
+                    }
+                    insert(tx, "r", 7, "after the commit");
+                }))
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("the work's SQL ended the gate's transaction");
+        assertThat(notes()).doesNotContain("after the commit");
+        new FenceGate(database(), StoreConfig.defaults().withLockTimeout(Duration.ofSeconds(2))).advance("r", 8);
+    }
+
     /** Issue 21, defect 8: a statement the work kept is closed when the work returns; it cannot reach another's. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("fewSetups")

@@ -28,11 +28,20 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *
  * <p>Not a sandbox: {@code unwrap} and {@code DatabaseMetaData.getConnection()} reach the driver's connection. Thread-safety: the flags are volatile; the connection itself is as thread-safe as
  * the driver's (use it from the work's thread).
+ *
+ * <p>With a {@link Mark} (where plain DML cannot end a transaction: {@link TxDialect#dmlKeepsTransaction()}), the
+ * gate's transaction is marked only just before the work first does something that could end it or reach past the
+ * guard: SQL that is not plain DML ({@link TransactionControl#plainDml}), {@code unwrap}, {@code getMetaData}, or a
+ * result set (whose {@code getStatement()} is the driver's). Up to then only plain DML ran, so the transaction is
+ * still the gate's when marked; a work of plain DML alone is never marked, and the gate need not verify it.
  */
 public final class GuardedConnection implements InvocationHandler {
 
     private static final Set<String> REFUSED =
             Set.of("commit", "setAutoCommit", "close", "abort", "setTransactionIsolation", "setReadOnly");
+
+    /** Statement methods that hand out a result set, whose {@code getStatement()} reaches the driver's statement. */
+    private static final Set<String> RESULTS = Set.of("executeQuery", "getResultSet", "getGeneratedKeys");
 
     private static final Set<String> WITH_SQL = Set.of(
             "execute",
@@ -47,19 +56,75 @@ public final class GuardedConnection implements InvocationHandler {
     private final Connection proxy;
     private final boolean ddlCommits;
     private final List<Statement> statements = new CopyOnWriteArrayList<>();
+    private final Mark mark;
+    private volatile boolean marked;
+    private volatile Object identity;
+
+    /** Marks the gate's transaction; its answer is the transaction's identity, compared before the commit. */
+    @FunctionalInterface
+    public interface Mark {
+        Object take() throws SQLException;
+    }
+
     private volatile String refused;
     private volatile boolean over;
 
-    /** A guard on the gate's transaction on {@code target}; DDL is refused too where it commits by itself. */
-    public GuardedConnection(Connection target, boolean ddlCommits) {
+    /**
+     * A guard on the gate's transaction on {@code target}; DDL is refused too where it commits by itself.
+     *
+     * @param mark null if the caller marked the transaction already; else taken at most once, lazily (see above)
+     */
+    public GuardedConnection(Connection target, boolean ddlCommits, Mark mark) {
         this.target = target;
         this.ddlCommits = ddlCommits;
+        this.mark = mark;
         this.proxy = (Connection)
                 Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, this);
     }
 
     public Connection connection() {
         return proxy;
+    }
+
+    /** Whether the lazy {@link Mark} was taken. */
+    public boolean marked() {
+        return marked;
+    }
+
+    /** What the lazy {@link Mark} answered, if {@link #marked()}. */
+    public Object mark() {
+        return identity;
+    }
+
+    /**
+     * Takes the lazy mark before the work's call, if this call could end the transaction or reach past the guard. A
+     * mark that fails is remembered like a refused call: the transaction is rolled back even if the work swallows it.
+     */
+    private void markBefore(String method, Object[] args, boolean statement) throws SQLException {
+        if (mark == null || marked) {
+            return;
+        }
+        boolean needed = method.equals("unwrap")
+                || method.equals("getMetaData") && !statement
+                || statement && RESULTS.contains(method)
+                || method.equals("prepareCall")
+                || args != null
+                        && args.length > 0
+                        && args[0] instanceof String sql
+                        && WITH_SQL.contains(method)
+                        && !TransactionControl.plainDml(sql);
+        if (!needed) {
+            return;
+        }
+        try {
+            identity = mark.take();
+            marked = true;
+        } catch (SQLException e) {
+            if (refused == null) {
+                refused = "the gate's mark of its transaction (" + e.getMessage() + ")";
+            }
+            throw e;
+        }
     }
 
     /** The first method the work called and was refused, or null. */
@@ -110,6 +175,7 @@ public final class GuardedConnection implements InvocationHandler {
                     "25000");
         }
         checkSql(name, args);
+        markBefore(name, args, false);
         Object result;
         try {
             result = method.invoke(target, args);
@@ -169,6 +235,7 @@ public final class GuardedConnection implements InvocationHandler {
                                 "25000");
                     }
                     checkSql(name, args);
+                    markBefore(name, args, true);
                     try {
                         return method.invoke(statement, args);
                     } catch (InvocationTargetException e) {

@@ -46,6 +46,7 @@ final class Transaction {
         try {
             TxDialect settings;
             TxDialect.Restore restore;
+            TxDialect.Restore commitAndRestore = null;
             // whether this class turns auto-commit back on once the transaction is over
             boolean autoCommit;
             try {
@@ -58,6 +59,7 @@ final class Transaction {
                 }
                 TxDialect.Entered entered = settings.enter(connection, autoCommit);
                 restore = entered.restore();
+                commitAndRestore = entered.commitAndRestore();
                 if (entered.began()) {
                     autoCommit = false; // the settings' statement ended auto-commit; their restore turns it back on
                 } else if (autoCommit) {
@@ -67,6 +69,7 @@ final class Transaction {
                 throw failure(operation, e);
             }
             boolean over = false;
+            boolean restored = false;
             try {
                 Object stored;
                 Connection carrier = Prologue.once(connection, settings.prologue());
@@ -87,7 +90,8 @@ final class Transaction {
                 }
                 T result;
                 Object marked = null;
-                if (work != null) {
+                boolean lazy = work != null && settings.dmlKeepsTransaction();
+                if (work != null && !lazy) {
                     try {
                         marked = identity(connection, settings.markTransaction());
                     } catch (SQLException e) {
@@ -98,7 +102,10 @@ final class Transaction {
                 if (work == null) {
                     result = (T) stored;
                 } else {
-                    GuardedConnection guarded = new GuardedConnection(connection, settings.ddlCommits());
+                    GuardedConnection guarded = new GuardedConnection(
+                            connection,
+                            settings.ddlCommits(),
+                            lazy ? () -> identity(connection, settings.markTransaction()) : null);
                     try {
                         result = work.apply(guarded.connection());
                     } catch (SQLException e) {
@@ -117,14 +124,21 @@ final class Transaction {
                         over = rollback(connection, e);
                         throw e;
                     }
-                    StoreException ended = stillOurs(operation, connection, settings, marked);
+                    StoreException ended = lazy && !guarded.marked()
+                            ? null // plain DML only, never past the guard: it cannot have ended the transaction
+                            : stillOurs(operation, connection, settings, lazy ? guarded.mark() : marked);
                     if (ended != null) {
                         over = rollback(connection, ended);
                         throw ended;
                     }
                 }
                 try {
-                    connection.commit();
+                    if (commitAndRestore != null) {
+                        commitAndRestore.run(); // one statement: the commit and the settings' restore
+                        restored = true;
+                    } else {
+                        connection.commit();
+                    }
                     over = true;
                 } catch (SQLException e) {
                     over = rollback(connection, e);
@@ -136,7 +150,9 @@ final class Transaction {
                 return result;
             } finally {
                 if (over) {
-                    restore(connection, autoCommit, restore);
+                    if (!restored) {
+                        restore(connection, autoCommit, restore);
+                    }
                 } else {
                     abort(connection); // still open and its state unknown: never let it be committed or reused
                 }

@@ -45,6 +45,7 @@ public final class TransactionControl {
             "INSTALL",
             "UNINSTALL",
             "CACHE");
+    private static final Set<String> DML = Set.of("SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "WITH");
 
     private TransactionControl() {}
 
@@ -57,8 +58,14 @@ public final class TransactionControl {
         if (sql == null) {
             return Optional.empty();
         }
-        for (String piece : sql.split(";", -1)) {
-            String[] words = firstWords(piece);
+        int start = 0;
+        while (start <= sql.length()) {
+            int end = sql.indexOf(';', start);
+            if (end < 0) {
+                end = sql.length();
+            }
+            String[] words = firstWords(sql, start, end);
+            start = end + 1;
             if (words.length == 0) {
                 continue;
             }
@@ -79,42 +86,84 @@ public final class TransactionControl {
         return Optional.empty();
     }
 
-    /** Up to three upper-case words at the start of {@code piece}, after blanks, parentheses and comments. */
-    private static String[] firstWords(String piece) {
-        String rest = skip(piece);
-        String[] words = rest.split("[^A-Za-z_]+", 4);
-        int n = 0;
-        while (n < Math.min(3, words.length) && !words[n].isEmpty()) {
-            n++;
+    /**
+     * Whether every statement in {@code sql} is plain DML: its first word is {@code SELECT}, {@code INSERT},
+     * {@code UPDATE}, {@code DELETE}, {@code REPLACE} or {@code WITH}. On MariaDB and MySQL such a statement cannot end
+     * the transaction, not even through a stored function or trigger it fires (those may not commit: error 1422), so
+     * the gate need not mark its transaction before it ({@link TxDialect#dmlKeepsTransaction()}). Cut at every
+     * {@code ;} like {@link #find}; empty pieces are skipped; null or blank is not plain DML.
+     */
+    public static boolean plainDml(String sql) {
+        if (sql == null) {
+            return false;
         }
-        String[] upper = new String[n];
-        for (int i = 0; i < n; i++) {
-            upper[i] = words[i].toUpperCase(Locale.ROOT);
+        boolean any = false;
+        int start = 0;
+        while (start <= sql.length()) {
+            int end = sql.indexOf(';', start);
+            if (end < 0) {
+                end = sql.length();
+            }
+            String[] words = firstWords(sql, start, end);
+            start = end + 1;
+            if (words.length == 0) {
+                continue;
+            }
+            if (!DML.contains(words[0])) {
+                return false;
+            }
+            any = true;
         }
-        return upper;
+        return any;
     }
 
-    private static String skip(String text) {
-        int i = 0;
-        while (i < text.length()) {
+    /** Up to three upper-case words at the start of {@code sql[from, to)}, after blanks, parentheses and comments. */
+    private static String[] firstWords(String sql, int from, int to) {
+        int i = skip(sql, from, to);
+        String[] words = new String[3];
+        int n = 0;
+        while (n < 3) {
+            int wordStart = i;
+            while (i < to && isWordChar(sql.charAt(i))) {
+                i++;
+            }
+            if (i == wordStart) {
+                break;
+            }
+            words[n++] = sql.substring(wordStart, i).toUpperCase(Locale.ROOT);
+            while (i < to && !isWordChar(sql.charAt(i))) {
+                i++;
+            }
+        }
+        return n == 3 ? words : java.util.Arrays.copyOf(words, n);
+    }
+
+    private static boolean isWordChar(char c) {
+        return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '_';
+    }
+
+    /** The index of the first character of {@code text[from, to)} after blanks, parentheses and comments. */
+    private static int skip(String text, int from, int to) {
+        int i = from;
+        while (i < to) {
             char c = text.charAt(i);
             if (Character.isWhitespace(c) || c == '(') {
                 i++;
             } else if (text.startsWith("/*!", i)) {
                 i += 3;
-                while (i < text.length() && Character.isDigit(text.charAt(i))) {
+                while (i < to && Character.isDigit(text.charAt(i))) {
                     i++; // a version number: the code follows
                 }
             } else if (text.startsWith("/*", i)) {
                 int end = text.indexOf("*/", i + 2);
-                i = end < 0 ? text.length() : end + 2;
+                i = end < 0 || end + 2 > to ? to : end + 2;
             } else if (text.startsWith("--", i) || c == '#') {
                 int end = text.indexOf('\n', i);
-                i = end < 0 ? text.length() : end + 1;
+                i = end < 0 || end + 1 > to ? to : end + 1;
             } else {
                 break;
             }
         }
-        return text.substring(i);
+        return i;
     }
 }

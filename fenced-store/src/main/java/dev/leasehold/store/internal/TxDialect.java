@@ -98,6 +98,16 @@ public abstract class TxDialect {
         return "RELEASE SAVEPOINT leasehold_fence";
     }
 
+    /**
+     * Whether plain DML ({@link TransactionControl#plainDml}) can never end the transaction, not even through a
+     * function or trigger it fires (MariaDB and MySQL: those may not commit). Then the gate marks its transaction
+     * ({@link #markTransaction()}) only once a fenced work sends anything else, or reaches past the guard (issue 24):
+     * a work of plain DML costs no mark and no verify.
+     */
+    public boolean dmlKeepsTransaction() {
+        return false;
+    }
+
     /** Whether several statements can travel in one round trip ("a; b" in one PreparedStatement). */
     public boolean multiStatement() {
         return false;
@@ -106,8 +116,18 @@ public abstract class TxDialect {
     /** Applies what cannot ride with the transaction (session settings); call before it starts. */
     public abstract Restore enter(Connection connection) throws SQLException;
 
-    /** What {@link #enter(Connection, boolean)} did: how to undo it, and whether it also ended auto-commit. */
-    public record Entered(Restore restore, boolean began) {}
+    /**
+     * What {@link #enter(Connection, boolean)} did: how to undo it, and whether it also ended auto-commit.
+     *
+     * @param commitAndRestore null, or (where {@link #began()}) ONE statement that commits the open transaction and
+     *                         undoes the settings, in place of {@code commit()} followed by {@link #restore()}: if it
+     *                         fails, the caller rolls back and runs {@link #restore()}
+     */
+    public record Entered(Restore restore, boolean began, Restore commitAndRestore) {
+        public Entered(Restore restore, boolean began) {
+            this(restore, began, null);
+        }
+    }
 
     /**
      * Like {@link #enter(Connection)}, for a connection that a transaction follows.

@@ -16,7 +16,10 @@ import java.sql.Statement;
  * statement; the read-set-restore before cost three to six round trips, plus the two of the auto-commit switches that
  * these two now carry. The driver reads auto-commit from the server's status flags, so {@code getAutoCommit()} stays
  * true to the session; a pool gets the connection back as it lent it: same isolation, lock wait timeout and
- * auto-commit, the two user variables NULL (which is what an unset user variable reads as). Immutable and
+ * auto-commit, the two user variables NULL (which is what an unset user variable reads as). Where the transaction
+ * began in the first SET, the SET after it also commits it ({@code autocommit = 1}, assigned first, commits the open
+ * transaction; a commit that fails fails the SET before it restores anything, and the store then rolls back and
+ * restores): a fenced write sends as many statements as a plain JDBC transaction (issue 24). Immutable and
  * thread-safe.
  */
 final class MariaDbTx extends TxDialect {
@@ -42,13 +45,23 @@ final class MariaDbTx extends TxDialect {
                     + " = 'READ-COMMITTED', SESSION innodb_lock_wait_timeout = " + seconds
                     + (begin ? ", autocommit = 0" : ""));
         }
-        Restore restore = () -> {
-            try (Statement statement = connection.createStatement()) {
-                statement.execute("SET SESSION " + isolation + " = @leasehold_isolation,"
-                        + " SESSION innodb_lock_wait_timeout = @leasehold_lock_wait, @leasehold_isolation = NULL,"
-                        + " @leasehold_lock_wait = NULL" + (begin ? ", autocommit = 1" : ""));
-            }
-        };
-        return new Entered(restore, begin);
+        String back = "SESSION " + isolation + " = @leasehold_isolation, SESSION innodb_lock_wait_timeout ="
+                + " @leasehold_lock_wait, @leasehold_isolation = NULL, @leasehold_lock_wait = NULL";
+        Restore restore = () -> run(connection, "SET " + back + (begin ? ", autocommit = 1" : ""));
+        // autocommit = 1 first: it commits the open transaction, and a SET stops at its first failing assignment
+        Restore commitAndRestore = begin ? () -> run(connection, "SET autocommit = 1, " + back) : null;
+        return new Entered(restore, begin, commitAndRestore);
+    }
+
+    private static void run(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+
+    /** Stored functions and triggers may not commit here (error 1422): plain DML keeps the transaction. */
+    @Override
+    public boolean dmlKeepsTransaction() {
+        return true;
     }
 }
