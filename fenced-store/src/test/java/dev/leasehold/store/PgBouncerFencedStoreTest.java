@@ -3,13 +3,12 @@ package dev.leasehold.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leasehold.store.testing.PgBouncer;
+import dev.leasehold.store.testing.PgBouncerDatabase;
 import dev.leasehold.store.testing.PostgresLockWaits;
 import dev.leasehold.store.testing.WithPgBouncer;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.Map;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -18,19 +17,11 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PgBouncerFencedStoreTest extends FencedStoreContract {
 
-    private static final String NAME = "fenced_store";
-    private DataSource dataSource;
-    private DataSource impatient;
-
-    @BeforeAll
-    void createDatabase() {
-        dataSource = PgBouncer.freshDatabase(NAME);
-        impatient = PgBouncer.as("impatient", NAME, Map.of("lock_timeout", "1"));
-    }
+    private final PgBouncerDatabase database = new PgBouncerDatabase("fenced_store");
 
     @Override
     protected DataSource dataSource() {
-        return dataSource;
+        return database.dataSource();
     }
 
     @Override
@@ -40,12 +31,12 @@ class PgBouncerFencedStoreTest extends FencedStoreContract {
 
     @Override
     protected DataSource impatientDataSource() {
-        return impatient;
+        return database.impatient();
     }
 
     @Override
     protected int sessionsWaitingOnLocks(Connection connection) throws SQLException {
-        return PgBouncer.waitingOnLocks(connection, NAME);
+        return database.waitingOnLocks(connection);
     }
 
     /**

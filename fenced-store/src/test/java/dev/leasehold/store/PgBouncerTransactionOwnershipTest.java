@@ -1,6 +1,7 @@
 package dev.leasehold.store;
 
 import dev.leasehold.store.testing.PgBouncer;
+import dev.leasehold.store.testing.PgBouncerDatabase;
 import dev.leasehold.store.testing.WithPgBouncer;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -9,7 +10,6 @@ import java.sql.Statement;
 import java.util.Locale;
 import java.util.Map;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 
 /**
  * The transaction-ownership contract through PgBouncer in transaction pooling mode ({@link PgBouncer}: skipped unless
@@ -19,31 +19,23 @@ import org.junit.jupiter.api.BeforeAll;
 @WithPgBouncer
 class PgBouncerTransactionOwnershipTest extends TransactionOwnershipContract {
 
-    private static final String NAME = "tx_ownership";
-    private DataSource database;
-    private DataSource patient;
-
-    @BeforeAll
-    void createDatabase() {
-        database = PgBouncer.freshDatabase(NAME);
-        patient = PgBouncer.as("patient", NAME, Map.of("lock_timeout", "600000"));
-    }
+    private final PgBouncerDatabase database = new PgBouncerDatabase("tx_ownership");
 
     @Override
     protected DataSource database() {
-        return database;
+        return database.dataSource();
     }
 
     @Override
     protected DataSource patient() {
-        return patient;
+        return database.as("patient", Map.of("lock_timeout", "600000"));
     }
 
     @Override
     protected DataSource plainAt(Isolation isolation) {
         String level = isolation.name().toLowerCase(Locale.ROOT);
-        return PgBouncer.as(
-                level, NAME, Map.of("default_transaction_isolation", level.replace('_', ' '), "lock_timeout", "10000"));
+        return database.as(
+                level, Map.of("default_transaction_isolation", level.replace('_', ' '), "lock_timeout", "10000"));
     }
 
     /** A session SET would stay on whichever server connection ran it: HikariCP gets {@link #plainAt} instead. */
@@ -54,7 +46,7 @@ class PgBouncerTransactionOwnershipTest extends TransactionOwnershipContract {
 
     @Override
     protected int sessionsWaitingOnLocks(Connection connection) throws SQLException {
-        return PgBouncer.waitingOnLocks(connection, NAME);
+        return database.waitingOnLocks(connection);
     }
 
     @Override

@@ -66,7 +66,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Why one file of more than 300 lines: the recipe is meant to be copied as its own files plus the token type, so
  * its lifecycle and its one reconciling step stay here; the work on one partition (our node of it, its grant, its
- * release and the listener's calls) is in {@code HeldPartitions}.
+ * release and the listener's calls) is in {@code HeldPartitions}, the target's reads and version-checked writes (the
+ * rebalance and the stall hand-off) in {@code PartitionTarget}.
  */
 public final class FencedPartitions implements Closeable {
 
@@ -112,8 +113,8 @@ public final class FencedPartitions implements Closeable {
     // The recipe thread's own state.
     private volatile long session;
     private boolean memberNode;
-    private List<String> members = List.of();
-    private PartitionNodes.Stored stored;
+    /** The live members and the stored target as last read, and the target's writes. */
+    private final PartitionTarget target;
     /** The target version the listeners were last told of ({@code rebalanced}). */
     private int toldVersion = -1;
 
@@ -171,6 +172,7 @@ public final class FencedPartitions implements Closeable {
                 () -> lifecycle.get() == Lifecycle.STARTED,
                 this::queueStep,
                 progress);
+        this.target = new PartitionTarget(zk, memberId, partitionCount, membersWatcher, targetWatcher);
         this.events = new RecipeThread("leasehold-partitions-" + memberId);
     }
 
@@ -431,36 +433,37 @@ public final class FencedPartitions implements Closeable {
         }
         boolean all = checkAll.getAndSet(false);
         if (membersChanged.getAndSet(false) || all) {
-            members = zk.members(membersWatcher);
+            target.readMembers();
         }
-        if (targetChanged.getAndSet(false) || all || stored == null) {
-            stored = zk.assignment(targetWatcher).orElse(null);
+        if (targetChanged.getAndSet(false) || all || target.stored() == null) {
+            target.readStored();
         }
-        if (stored != null && stored.assignment().partitionCount() != partitionCount) {
+        if (target.stored() != null && target.stored().assignment().partitionCount() != partitionCount) {
             log.error(
                     "[{}] the group at {} has {} partitions, this member {}: holding none",
                     memberId,
                     path,
-                    stored.assignment().partitionCount(),
+                    target.stored().assignment().partitionCount(),
                     partitionCount);
             held.releaseAll(LossCause.REBALANCED);
             return;
         }
-        if (!members.isEmpty() && memberId.equals(new TreeSet<>(members).first())) {
-            writeTarget();
+        if (target.writesTarget()) {
+            target.write();
         }
         for (Integer p : progress.stalled()) {
-            handOff(p);
+            target.handOff(p, held);
             progress.handedOff(p);
         }
+        PartitionNodes.Stored stored = target.stored();
         SortedSet<Integer> wanted =
                 stored == null ? new TreeSet<>() : stored.assignment().partitionsOf(memberId);
         if (stored != null && stored.version() != toldVersion) {
             toldVersion = stored.version();
             int count = stored.assignment().members().size();
-            SortedSet<Integer> target = Collections.unmodifiableSortedSet(new TreeSet<>(wanted));
+            SortedSet<Integer> mine = Collections.unmodifiableSortedSet(new TreeSet<>(wanted));
             try {
-                listeners.rebalanced(count, target);
+                listeners.rebalanced(count, mine);
             } catch (VirtualMachineError e) {
                 throw e;
             } catch (RuntimeException | Error e) {
@@ -509,51 +512,6 @@ public final class FencedPartitions implements Closeable {
             queueStep();
         }
         return false;
-    }
-
-    /** The member with the smallest id writes the next target when the stored one does not fit the members. */
-    private void writeTarget() throws Exception {
-        for (int attempt = 0; attempt < 5; attempt++) {
-            PartitionAssignment previous =
-                    stored == null ? PartitionAssignment.empty(partitionCount) : stored.assignment();
-            PartitionAssignment next = previous.next(members);
-            if (stored != null && next.equals(previous)) {
-                return;
-            }
-            if (zk.writeAssignment(next, stored == null ? -1 : stored.version())) {
-                log.debug(
-                        "[{}] target for {} members: {} partitions move",
-                        memberId,
-                        members.size(),
-                        previous.movedTo(next));
-                stored = new PartitionNodes.Stored(next, stored == null ? 0 : stored.version() + 1);
-                return;
-            }
-            members = zk.members(membersWatcher);
-            stored = zk.assignment(targetWatcher).orElse(null);
-        }
-        throw new IllegalStateException("the target at " + zk.assignmentPath() + " kept changing under us");
-    }
-
-    /**
-     * After {@code lost(p, STALLED)} returned: deletes our node of p and hands p to another live member in the target
-     * (version-checked, as {@link #writeTarget()}). Alone, nothing moves: p is joined again with a new node.
-     */
-    private void handOff(int p) throws Exception {
-        held.release(p, LossCause.STALLED); // withdrawn and told already: this deletes our node
-        for (int attempt = 0; attempt < 5 && stored != null; attempt++) {
-            PartitionAssignment next = stored.assignment().handOff(p, memberId, members);
-            if (next == null) {
-                return;
-            }
-            if (zk.writeAssignment(next, stored.version())) {
-                log.info("[{}] partition {} made no progress: handed to {}", memberId, p, next.ownerOf(p));
-                stored = new PartitionNodes.Stored(next, stored.version() + 1);
-                return;
-            }
-            members = zk.members(membersWatcher);
-            stored = zk.assignment(targetWatcher).orElse(null);
-        }
     }
 
     // ---- ZooKeeper's and Curator's threads: only flags, swaps and queueing --------------------------------------

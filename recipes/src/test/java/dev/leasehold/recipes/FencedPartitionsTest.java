@@ -213,4 +213,37 @@ class FencedPartitionsTest extends ZkTestCase {
         }
         assertThat(holders.violations).isEmpty();
     }
+
+    /**
+     * {@code PartitionListeners} hands the first throw of its listeners back to the recipe: the recipe must log it and
+     * go on with the same step. A listener's Error from {@code rebalanced} once kept b from joining its partitions
+     * (nothing else woke b again), were the step left to the throw.
+     */
+    @Test
+    void aRebalancedListenerThatThrowsAnErrorDoesNotKeepItsMemberFromTakingItsShare() throws Exception {
+        Member a = member("a", 4);
+        a.recorder().awaitHeld(4);
+        CuratorFramework client = closeLater(Zk.client(server.getConnectString()));
+        PartitionRecorder recorder = new PartitionRecorder("b", holders);
+        FencedPartitions b = closeLater(new FencedPartitions(client, PATH, "b", 4, recorder));
+        CountDownLatch thrown = new CountDownLatch(1);
+        b.addListener(new FencedPartitionListener() {
+            @Override
+            public void acquired(int partition, FencingToken token) {}
+
+            @Override
+            public void lost(int partition, FencingToken token, LossCause cause) {}
+
+            @Override
+            public void rebalanced(int members, java.util.SortedSet<Integer> target) {
+                thrown.countDown();
+                throw new AssertionError("a listener's bug");
+            }
+        });
+        b.start();
+        recorder.awaitHeld(2);
+        assertThat(thrown.getCount()).isZero();
+        awaitBalanced(List.of(a, new Member(b, recorder, client)), 4);
+        assertThat(holders.violations).isEmpty();
+    }
 }

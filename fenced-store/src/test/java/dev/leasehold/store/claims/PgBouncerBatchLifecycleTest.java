@@ -1,9 +1,9 @@
 package dev.leasehold.store.claims;
 
 import dev.leasehold.store.testing.PgBouncer;
+import dev.leasehold.store.testing.PgBouncerDatabase;
 import dev.leasehold.store.testing.WithPgBouncer;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 
 /** Batch attempts, failures and stats through PgBouncer in transaction pooling mode ({@link PgBouncer}: skipped unless its URL is set). */
@@ -11,15 +11,10 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PgBouncerBatchLifecycleTest extends BatchLifecycleContract {
 
-    private DataSource dataSource;
-
-    @BeforeAll
-    void createDatabase() {
-        dataSource = PgBouncer.freshDatabase("batch_lifecycle");
-    }
+    private final PgBouncerDatabase database = new PgBouncerDatabase("batch_lifecycle");
 
     @Override
     protected DataSource dataSource() {
-        return dataSource;
+        return database.dataSource();
     }
 }

@@ -1,10 +1,9 @@
 package dev.leasehold.store.claims;
 
 import dev.leasehold.store.testing.PgBouncer;
+import dev.leasehold.store.testing.PgBouncerDatabase;
 import dev.leasehold.store.testing.WithPgBouncer;
-import java.util.Map;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 
 /** Claims at scale through PgBouncer in transaction pooling mode ({@link PgBouncer}: skipped unless its URL is set). */
@@ -12,22 +11,15 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PgBouncerClaimManyTest extends ClaimManyContract {
 
-    private DataSource dataSource;
-    private DataSource impatient;
-
-    @BeforeAll
-    void createDatabase() {
-        dataSource = PgBouncer.freshDatabase("claim_many");
-        impatient = PgBouncer.as("impatient", "claim_many", Map.of("lock_timeout", "1"));
-    }
+    private final PgBouncerDatabase database = new PgBouncerDatabase("claim_many");
 
     @Override
     protected DataSource dataSource() {
-        return dataSource;
+        return database.dataSource();
     }
 
     @Override
     protected DataSource impatientDataSource() {
-        return impatient;
+        return database.impatient();
     }
 }
