@@ -10,14 +10,11 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.recipes.leader.CancelLeadershipException;
 import org.apache.curator.framework.recipes.leader.LeaderSelector;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListener;
 import org.apache.curator.framework.state.ConnectionState;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,8 +49,9 @@ import org.slf4j.LoggerFactory;
  * LeaderSelector blocks it in the mutex's acquire); a closed or never-started one holds none, and the thread ends
  * 2 s after the work, if the selector is not queued again.
  *
- * <p>Why one file of more than 300 lines: the recipe is meant to be copied into a Curator codebase as its own files
- * plus the token type, so its lifecycle, grant and close stay here rather than in more classes to copy.
+ * <p>The recipe is meant to be copied into a Curator codebase as its own files plus the token type: its lifecycle and
+ * close stay here; its grant ({@code SelectorGrant}) and its own node ({@code SelectorNode}) are package-private
+ * classes beside it.
  */
 public final class FencedLeaderSelector implements Closeable {
 
@@ -76,12 +74,6 @@ public final class FencedLeaderSelector implements Closeable {
         CLOSED
     }
 
-    /** Replaced, never mutated: identity is what compareAndSet compares. */
-    private record Grant(FencingToken token, long generation) {}
-
-    /** The last grant withdrawn, and why. */
-    private record Withdrawal(FencingToken token, LossCause cause) {}
-
     private final CuratorFramework client;
     private final String leaderPath;
     private final String participantId;
@@ -89,11 +81,8 @@ public final class FencedLeaderSelector implements Closeable {
     private final Duration closeWait;
     private final LeaderSelector selector;
     private final ThreadPoolExecutor leaderThreads;
-    /** The node Curator's last create returned: ours, since only our selector uses this view. */
-    private volatile OwnNode ownNode;
-
-    /** Our node's namespace-relative path, and its Stat if the create's answer carried it (else null). */
-    private record OwnNode(String path, Stat stat) {}
+    /** Our own node: seen through the client view, read for the token at a grant. */
+    private final SelectorNode ownNode;
     /** Guards Curator's start and close against each other. */
     private final Object curatorLifecycle = new Object();
 
@@ -108,9 +97,8 @@ public final class FencedLeaderSelector implements Closeable {
     private boolean curatorClosed;
 
     private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.LATENT);
-    private final AtomicReference<Grant> grant = new AtomicReference<>(new Grant(null, 0));
+    private final SelectorGrant grant = new SelectorGrant();
     private volatile Thread leaderThread;
-    private volatile Withdrawal lastWithdrawal;
     /** The progress deadline (off unless set); see {@link #setProgressDeadline(Duration)}. */
     private final ProgressWatch progress = new ProgressWatch(this::onStalled);
 
@@ -176,19 +164,8 @@ public final class FencedLeaderSelector implements Closeable {
                     }
                 };
         this.leaderThreads.allowCoreThreadTimeOut(true);
-        CuratorFramework tapped = !clientView
-                ? client
-                : CuratorTap.tap(client, new CuratorTap.Observer() {
-                    @Override
-                    public void answered(CuratorEvent event) {
-                        // the mutex creates its node in the foreground: see created()
-                    }
-
-                    @Override
-                    public void created(String path, Stat stat) {
-                        ownNode = new OwnNode(path, stat);
-                    }
-                });
+        this.ownNode = new SelectorNode(client, leaderPath, participantId);
+        CuratorFramework tapped = clientView ? CuratorTap.tap(client, ownNode) : client;
         this.selector = new LeaderSelector(tapped, leaderPath, leaderThreads, new CuratorSide());
         this.selector.setId(participantId);
     }
@@ -258,7 +235,7 @@ public final class FencedLeaderSelector implements Closeable {
      *     returned is not a withdrawal)
      */
     public Optional<LossCause> lastWithdrawal() {
-        return Optional.ofNullable(lastWithdrawal).map(Withdrawal::cause);
+        return grant.lastCause();
     }
 
     /** Rejoins the election each time leadership ends (including after a loss), until {@link #close()}. */
@@ -346,7 +323,7 @@ public final class FencedLeaderSelector implements Closeable {
      * @return the token, present only while this participant leads
      */
     public Optional<FencingToken> currentToken() {
-        FencingToken token = grant.get().token();
+        FencingToken token = grant.token();
         if (token == null || lifecycle.get() != Lifecycle.STARTED || !selector.hasLeadership()) {
             return Optional.empty();
         }
@@ -379,8 +356,7 @@ public final class FencedLeaderSelector implements Closeable {
      *     if a later grant was withdrawn since
      */
     public Optional<LossCause> withdrawalCause(FencingToken token) {
-        Withdrawal last = lastWithdrawal;
-        return last != null && last.token().equals(token) ? Optional.of(last.cause()) : Optional.empty();
+        return grant.causeOf(token);
     }
 
     /** @return this participant's id, as given to the constructor */
@@ -459,7 +435,7 @@ public final class FencedLeaderSelector implements Closeable {
     @Override
     public String toString() {
         return "FencedLeaderSelector[" + participantId + " on " + leaderPath + ", " + lifecycle.get() + ", token="
-                + grant.get().token() + "]";
+                + grant.token() + "]";
     }
 
     /** On the task's thread, after each of Curator's tasks: closes Curator's selector if {@link #close()} waits for it. */
@@ -504,24 +480,17 @@ public final class FencedLeaderSelector implements Closeable {
      * @return the thread running the leader's work, or null
      */
     private Thread withdraw(LossCause cause, String why, boolean interrupt) {
-        Grant current;
-        do {
-            current = grant.get();
-        } while (!grant.compareAndSet(current, new Grant(null, current.generation() + 1)));
-        if (current.token() != null) {
-            lastWithdrawal = new Withdrawal(current.token(), cause); // before the interrupt: the work reads it then
+        // Records the cause before the interrupt below: the work reads it then.
+        FencingToken withdrawn = grant.withdraw(cause);
+        if (withdrawn != null) {
             progress.notLeading();
         }
         Thread worker = leaderThread;
         if (worker != null && interrupt) {
             worker.interrupt();
         }
-        if (current.token() != null) {
-            log.info(
-                    "[{}] token {} withdrawn: {}",
-                    participantId,
-                    current.token().value(),
-                    why);
+        if (withdrawn != null) {
+            log.info("[{}] token {} withdrawn: {}", participantId, withdrawn.value(), why);
         }
         return worker;
     }
@@ -532,27 +501,14 @@ public final class FencedLeaderSelector implements Closeable {
      * ignores the interrupt. Curator's own delete, when the work returns, then finds no node, which it ignores.
      */
     private void onStalled(FencingToken token, Duration idle) {
-        if (grant.get().token() != token) {
+        if (grant.token() != token) {
             return; // that grant already ended
         }
         withdraw(
                 LossCause.STALLED,
                 "no progress() for " + idle.toMillis() + " ms (deadline "
                         + progress.deadline().map(Duration::toMillis).orElse(0L) + " ms); giving our node up");
-        try {
-            client.usingNamespace(null)
-                    .delete()
-                    .guaranteed()
-                    .inBackground((c, event) -> log.debug(
-                            "[{}] stalled node {} deleted: {}", participantId, event.getPath(), event.getResultCode()))
-                    .forPath(token.path());
-        } catch (Exception e) {
-            log.warn(
-                    "[{}] could not delete the stalled node {}; it goes when the work returns",
-                    participantId,
-                    token.path(),
-                    e);
-        }
+        ownNode.deleteStalled(token);
     }
 
     /** What Curator calls: takeLeadership on our own thread, stateChanged on Curator's connection-state thread. */
@@ -563,20 +519,13 @@ public final class FencedLeaderSelector implements Closeable {
             synchronized (curatorLifecycle) {
                 leaderTask = true; // until the task ended: see close()
             }
-            Grant observed = grant.get();
+            SelectorGrant.Grant observed = grant.observe();
             if (lifecycle.get() != Lifecycle.STARTED) {
                 return;
             }
             ElectionNodes.Read read;
-            OwnNode ours = ownNode;
             try {
-                read = ours != null && ours.stat() != null
-                        ? ElectionNodes.ownSelectorToken(client, ours.path(), ours.stat(), participantId)
-                        : RetryLoop.callWithRetry(
-                                client.getZookeeperClient(),
-                                () -> ours != null
-                                        ? ElectionNodes.readOwnSelectorToken(client, ours.path(), participantId)
-                                        : ElectionNodes.readSelectorToken(client, leaderPath, participantId));
+                read = ownNode.readToken();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -610,7 +559,7 @@ public final class FencedLeaderSelector implements Closeable {
                     return;
                 }
                 // A loss while reading bumped the generation: the read is void.
-                if (!grant.compareAndSet(observed, new Grant(token, observed.generation() + 1))) {
+                if (!grant.grant(observed, token)) {
                     log.info(
                             "[{}] leadership was lost while reading token {}; giving it up",
                             participantId,
@@ -618,7 +567,7 @@ public final class FencedLeaderSelector implements Closeable {
                     return;
                 }
                 progress.leading(token);
-                if (grant.get().token() != token) {
+                if (grant.token() != token) {
                     progress.notLeading(); // withdrawn between the swap and leading(): disarm it
                 }
                 log.info(
@@ -643,10 +592,7 @@ public final class FencedLeaderSelector implements Closeable {
             } finally {
                 leaderThread = null;
                 progress.notLeading();
-                Grant current = grant.get();
-                if (current.token() == token) {
-                    grant.compareAndSet(current, new Grant(null, current.generation() + 1));
-                }
+                grant.end(token);
                 log.info("[{}] leadership with token {} ended", participantId, token.value());
             }
         }
