@@ -189,15 +189,52 @@ public final class ChaosCampaign {
     }
 
     /**
-     * @param line       the one summary line
-     * @param faultMix   each fault kind's count, and the campaign's settings
-     * @param longestGap when and in which election the longest time without a leader was, to read with the
-     *                   nemesis's timed lines
-     * @param exercised  whether anything was tested: at least one grant and one accepted write (a campaign whose
-     *                   participants cannot reach ZooKeeper or the database has violations=0 and proves nothing)
+     * @param line               the one summary line
+     * @param faultMix           each fault kind's count, and the campaign's settings
+     * @param longestGap         when and in which election the longest time without a leader was, to read with the
+     *                           nemesis's timed lines
+     * @param exercised          whether anything was tested: at least one grant and one accepted write (a campaign
+     *                           whose participants cannot reach ZooKeeper or the database has violations=0 and proves
+     *                           nothing)
+     * @param failovers          how many times the database failed over (a Patroni database)
+     * @param staleWriteExpected whether the campaign must find a stale write: its database is a Patroni cluster with
+     *                           asynchronous replication, whose failovers lose acknowledged advances
+     * @param result             the checker's verdict
      */
     public record Summary(
-            String line, String faultMix, String longestGap, boolean exercised, HistoryChecker.Result result) {}
+            String line,
+            String faultMix,
+            String longestGap,
+            boolean exercised,
+            int failovers,
+            boolean staleWriteExpected,
+            HistoryChecker.Result result) {
+
+        /** @return whether the checker found a write accepted after a higher token's write was acknowledged (rule 6) */
+        public boolean staleWriteFound() {
+            return result.violations().stream().anyMatch(v -> v.startsWith("rule 6:"));
+        }
+
+        /**
+         * @return whether the campaign went as it must: something was tested, and either no violation, or (where a
+         *     stale write is expected) the checker found it
+         */
+        public boolean passed() {
+            return exercised && (staleWriteExpected ? staleWriteFound() : result.ok());
+        }
+
+        /** @return the line that says whether the expected violation was found; empty where none is expected */
+        public String expectation() {
+            if (!staleWriteExpected) {
+                return "";
+            }
+            return staleWriteFound()
+                    ? "expected violation found: the checker found the stale write the asynchronous failover let"
+                            + " through (rule 6), as it must; the campaign passes because it did"
+                    : "EXPECTED VIOLATION NOT FOUND: an asynchronous failover after a new leader's advance should have"
+                            + " let a stale write through, and the checker found none; the campaign fails";
+        }
+    }
 
     private final Config config;
     private final Nemesis nemesis;
@@ -206,6 +243,8 @@ public final class ChaosCampaign {
     private final List<Participant> participants = new ArrayList<>();
     /** What the ensemble granted the participants' ask, once it is known. */
     private NegotiatedSession session = NegotiatedSession.asked();
+    /** Whether the database is a Patroni cluster replicating asynchronously (as the campaign began). */
+    private boolean asynchronousStore;
 
     public ChaosCampaign(Config config) {
         if (config.processes() && !ChildJvm.signalsSupported()) {
@@ -229,6 +268,8 @@ public final class ChaosCampaign {
     }
 
     public Summary run() throws Exception {
+        asynchronousStore =
+                config.database().patroniCluster().map(c -> !c.synchronous()).orElse(false);
         StoreConfig store = StoreConfig.defaults().withTablePrefix(prefix);
         FencedSchema.install(config.database().dataSource(), store);
         HistoryTable.create(config.database().dataSource(), prefix);
@@ -270,6 +311,8 @@ public final class ChaosCampaign {
         // What the participants saw, taken before the table is read: every write acknowledged here committed
         // before this point, so a missing row is a lost write, never a late read.
         Observations.Snapshot saw = observations.snapshot();
+        // After a failover the table is read from the new primary (the data source's URL finds it).
+        config.database().patroniCluster().ifPresent(cluster -> cluster.awaitPrimary(Duration.ofSeconds(90)));
         List<HistoryChecker.Committed> committed =
                 HistoryTable.read(config.database().dataSource(), prefix);
         HistoryChecker.Result result =
@@ -357,6 +400,13 @@ public final class ChaosCampaign {
                 gap.election(),
                 (gap.fromNanos() - from) / 1e9,
                 (gap.fromNanos() + gap.nanos() - from) / 1e9);
-        return new Summary(line, mix, longestGap, !saw.grants().isEmpty() && !committed.isEmpty(), result);
+        return new Summary(
+                line,
+                mix,
+                longestGap,
+                !saw.grants().isEmpty() && !committed.isEmpty(),
+                nemesis.failovers(),
+                asynchronousStore,
+                result);
     }
 }

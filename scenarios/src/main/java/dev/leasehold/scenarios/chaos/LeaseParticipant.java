@@ -50,7 +50,8 @@ final class LeaseParticipant extends Participant {
                 resource(),
                 setting.prefix(),
                 new FenceGate(database, store),
-                config.unfenced() ? database : null,
+                database,
+                config.unfenced(),
                 freezer::holdIfFrozen,
                 events());
         election = new LeaseElection(database, "chaos-" + ELECTION, id, TIMING, new Listener(), store);
@@ -110,6 +111,16 @@ final class LeaseParticipant extends Participant {
     @Override
     void unpause() {
         database.heal();
+        freezer.thaw();
+    }
+
+    @Override
+    void holdWork() {
+        freezer.freeze();
+    }
+
+    @Override
+    void releaseWork() {
         freezer.thaw();
     }
 

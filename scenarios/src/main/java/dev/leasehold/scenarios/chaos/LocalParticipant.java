@@ -20,8 +20,14 @@ final class LocalParticipant extends Participant {
         member = new Member(
                 client,
                 gate,
-                Member.Config.of(id, selector, path(), resource(), setting.prefix())
-                        .withUnfenced(config.unfenced() ? config.database().dataSource() : null)
+                Member.Config.of(
+                                id,
+                                selector,
+                                path(),
+                                resource(),
+                                setting.prefix(),
+                                config.database().dataSource())
+                        .withUnfenced(config.unfenced())
                         .withBeforeEachWrite(freezer::holdIfFrozen),
                 events());
     }
@@ -46,6 +52,16 @@ final class LocalParticipant extends Participant {
     @Override
     void unpause() {
         resume();
+        freezer.thaw();
+    }
+
+    @Override
+    void holdWork() {
+        freezer.freeze();
+    }
+
+    @Override
+    void releaseWork() {
         freezer.thaw();
     }
 

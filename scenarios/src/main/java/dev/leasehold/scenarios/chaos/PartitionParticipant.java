@@ -78,7 +78,8 @@ final class PartitionParticipant extends Participant {
                     ChaosCampaign.RESOURCE + election,
                     setting.prefix(),
                     gate,
-                    config.unfenced() ? config.database().dataSource() : null,
+                    config.database().dataSource(),
+                    config.unfenced(),
                     freezer::holdIfFrozen,
                     events);
             Thread worker = new Thread(
@@ -131,6 +132,16 @@ final class PartitionParticipant extends Participant {
     @Override
     void unpause() {
         resume();
+        freezer.thaw();
+    }
+
+    @Override
+    void holdWork() {
+        freezer.freeze();
+    }
+
+    @Override
+    void releaseWork() {
         freezer.thaw();
     }
 
