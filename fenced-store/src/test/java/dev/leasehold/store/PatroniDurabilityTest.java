@@ -8,24 +8,19 @@ import dev.leasehold.store.lease.LeaseListener;
 import dev.leasehold.store.lease.LeaseLoss;
 import dev.leasehold.store.lease.LeaseTiming;
 import dev.leasehold.testkit.PatroniCluster;
-import dev.leasehold.testkit.PatroniConfig;
 import dev.leasehold.testkit.WithPatroni;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The store tells you: on a real Patroni cluster (PostgreSQL 15, a primary and a streaming standby), the durability
@@ -36,24 +31,11 @@ import org.junit.jupiter.api.io.TempDir;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PatroniDurabilityTest {
 
-    @TempDir
-    static Path dir;
-
-    private static TestingServer zookeeper;
     private static PatroniCluster cluster;
 
     @BeforeAll
-    static void start() throws Exception {
-        zookeeper = new TestingServer();
-        cluster = PatroniCluster.start(PatroniConfig.of(zookeeper.getConnectString(), dir));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
-        zookeeper.close();
+    static void start(PatroniCluster shared) {
+        cluster = shared; // the class's one cluster (WithPatroni), stopped after the class
     }
 
     @Test

@@ -11,8 +11,11 @@ import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -169,7 +172,7 @@ final class ChaosCommand implements Callable<Integer> {
                     .run();
             parent.out.println("fault mix: " + summary.faultMix());
             parent.out.println(summary.longestGap());
-            summary.result().violations().forEach(v -> parent.out.println("VIOLATION " + v));
+            printViolations(summary.result().violations());
             parent.out.println(summary.line());
             if (!summary.exercised()) {
                 parent.out.println("NOTHING TESTED: no participant was granted leadership or no write was"
@@ -181,6 +184,22 @@ final class ChaosCommand implements Callable<Integer> {
             }
             return summary.passed() ? 0 : 1;
         }
+    }
+
+    /** Each violation on its line, at most 10 of each rule (an asynchronous failover loses hundreds of writes). */
+    private void printViolations(List<String> violations) {
+        Map<String, Integer> perRule = new TreeMap<>();
+        for (String violation : violations) {
+            String rule = violation.substring(0, Math.max(0, violation.indexOf(':')));
+            if (perRule.merge(rule, 1, Integer::sum) <= 10) {
+                parent.out.println("VIOLATION " + violation);
+            }
+        }
+        perRule.forEach((rule, count) -> {
+            if (count > 10) {
+                parent.out.println("VIOLATION ... and " + (count - 10) + " more of " + rule);
+            }
+        });
     }
 
     /** {@code --patroni} and {@code --patroni-async} exclude each other and every other choice of database. */

@@ -4,19 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leasehold.testkit.ChaosDatabase;
 import dev.leasehold.testkit.PatroniCluster;
-import dev.leasehold.testkit.PatroniConfig;
 import dev.leasehold.testkit.WithPatroni;
-import java.nio.file.Path;
 import java.time.Duration;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code chaos --patroni} and {@code --patroni-async} in short: the campaign with its store on one Patroni cluster (two
@@ -25,29 +20,16 @@ import org.junit.jupiter.api.io.TempDir;
  * killed right after) must let a stale write through and the checker must find it. One cluster for both (a Patroni
  * start costs seconds), switched between the modes through Patroni's REST API.
  */
-@WithPatroni
+@WithPatroni(synchronous = true)
 @Timeout(300)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PatroniChaosTest {
 
-    @TempDir
-    static Path dir;
-
-    private static TestingServer zookeeper;
     private static PatroniCluster cluster;
 
     @BeforeAll
-    static void start() throws Exception {
-        zookeeper = new TestingServer();
-        cluster = PatroniCluster.start(new PatroniConfig(zookeeper.getConnectString(), 2, true, dir));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
-        zookeeper.close();
+    static void start(PatroniCluster shared) {
+        cluster = shared; // the class's one cluster (WithPatroni), stopped after the class
     }
 
     /**
