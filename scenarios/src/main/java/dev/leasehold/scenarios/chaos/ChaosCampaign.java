@@ -104,87 +104,80 @@ public final class ChaosCampaign {
         }
 
         public Config withSeed(long seed) {
-            return new Config(
-                    duration,
-                    seed,
-                    participants,
-                    database,
-                    zkConnect,
-                    processes,
-                    minimumFaults,
-                    unfenced,
-                    variant,
-                    out);
+            Copy copy = new Copy(this);
+            copy.seed = seed;
+            return copy.build();
         }
 
         public Config withZkConnect(String zkConnect) {
-            return new Config(
-                    duration,
-                    seed,
-                    participants,
-                    database,
-                    zkConnect,
-                    processes,
-                    minimumFaults,
-                    unfenced,
-                    variant,
-                    out);
+            Copy copy = new Copy(this);
+            copy.zkConnect = zkConnect;
+            return copy.build();
         }
 
         public Config withProcesses(boolean processes) {
-            return new Config(
-                    duration,
-                    seed,
-                    participants,
-                    database,
-                    zkConnect,
-                    processes,
-                    minimumFaults,
-                    unfenced,
-                    variant,
-                    out);
+            Copy copy = new Copy(this);
+            copy.processes = processes;
+            return copy.build();
         }
 
         public Config withMinimumFaults(int minimumFaults) {
-            return new Config(
-                    duration,
-                    seed,
-                    participants,
-                    database,
-                    zkConnect,
-                    processes,
-                    minimumFaults,
-                    unfenced,
-                    variant,
-                    out);
+            Copy copy = new Copy(this);
+            copy.minimumFaults = minimumFaults;
+            return copy.build();
         }
 
         public Config withVariant(Variant variant) {
-            return new Config(
-                    duration,
-                    seed,
-                    participants,
-                    database,
-                    zkConnect,
-                    processes,
-                    minimumFaults,
-                    unfenced,
-                    variant,
-                    out);
+            Copy copy = new Copy(this);
+            copy.variant = variant;
+            return copy.build();
         }
 
         public Config withUnfenced(boolean unfenced) {
-            return new Config(
-                    duration,
-                    seed,
-                    participants,
-                    database,
-                    zkConnect,
-                    processes,
-                    minimumFaults,
-                    unfenced,
-                    variant,
-                    out);
+            Copy copy = new Copy(this);
+            copy.unfenced = unfenced;
+            return copy.build();
+        }
+
+        /** A mutable copy, so that each wither names only what it changes. */
+        private static final class Copy {
+            private final Duration duration;
+            private long seed;
+            private final int participants;
+            private final ChaosDatabase database;
+            private String zkConnect;
+            private boolean processes;
+            private int minimumFaults;
+            private boolean unfenced;
+            private Variant variant;
+            private final PrintStream out;
+
+            Copy(Config config) {
+                duration = config.duration();
+                seed = config.seed();
+                participants = config.participants();
+                database = config.database();
+                zkConnect = config.zkConnect();
+                processes = config.processes();
+                minimumFaults = config.minimumFaults();
+                unfenced = config.unfenced();
+                variant = config.variant();
+                out = config.out();
+            }
+
+            Config build() {
+                return new Config(
+                        duration,
+                        seed,
+                        participants,
+                        database,
+                        zkConnect,
+                        processes,
+                        minimumFaults,
+                        unfenced,
+                        variant,
+                        out);
+            }
         }
     }
 

@@ -6,11 +6,10 @@ import java.io.IOException;
 import org.apache.curator.framework.CuratorFramework;
 
 /** A participant in the campaign's JVM; a pause freezes its worker (after its leadership check) and silences it. */
-final class LocalParticipant extends Participant {
+final class LocalParticipant extends InJvmParticipant {
 
     private final CuratorFramework client;
     private final Member member;
-    private final Freezer freezer = new Freezer();
 
     LocalParticipant(String id, boolean selector, Setting setting, FenceGate gate) throws IOException {
         super(id, selector, setting);
@@ -41,28 +40,6 @@ final class LocalParticipant extends Participant {
     @Override
     String pauseKind() {
         return "worker frozen after its token, connection silent";
-    }
-
-    @Override
-    void pause() {
-        freezer.freeze();
-        silence();
-    }
-
-    @Override
-    void unpause() {
-        resume();
-        freezer.thaw();
-    }
-
-    @Override
-    void holdWork() {
-        freezer.freeze();
-    }
-
-    @Override
-    void releaseWork() {
-        freezer.thaw();
     }
 
     @Override

@@ -9,7 +9,6 @@ import dev.leasehold.testkit.HistoryTable;
 import java.io.Closeable;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.apache.curator.framework.CuratorFramework;
@@ -209,14 +208,6 @@ final class Member implements Closeable {
         } catch (Exception ignored) {
             // closing is best effort: the campaign is over
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        for (Thread worker : workers) {
-            try {
-                worker.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
+        InJvmParticipant.joinAll(workers);
     }
 }
