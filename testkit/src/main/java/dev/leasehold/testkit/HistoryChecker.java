@@ -51,7 +51,13 @@ public final class HistoryChecker {
      * @param ackedNanos  {@link System#nanoTime()} once it was known to be committed; 0 if unknown
      */
     public record Ack(String participant, long token, long seq, long sentNanos, long ackedNanos) {
-        /** An acknowledgement without times: rule 6 does not judge it. */
+        /**
+         * An acknowledgement without times: rule 6 does not judge it.
+         *
+         * @param participant who wrote
+         * @param token       with which token
+         * @param seq         the write's sequence number in its grant
+         */
         public Ack(String participant, long token, long seq) {
             this(participant, token, seq, 0, 0);
         }
