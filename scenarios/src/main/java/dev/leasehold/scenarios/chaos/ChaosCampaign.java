@@ -31,7 +31,9 @@ import java.util.concurrent.TimeUnit;
  *       session (own cluster only); freezes a server process with {@code kill -STOP} (process ensemble only);</li>
  *   <li>expires a session on the client only;</li>
  *   <li>crashes a participant's JVM with {@code kill -KILL} and starts a new one (process mode only);</li>
- *   <li>terminates the database's connections (PostgreSQL) and restarts the database (one the campaign started).</li>
+ *   <li>terminates the database's connections (PostgreSQL) and restarts the database (one the campaign started);</li>
+ *   <li>fails a Patroni database over ({@link Failovers}): the primary killed, the standby promoted, the killed member
+ *       back as a standby; first of all after replication was paused and a new leader advanced.</li>
  * </ul>
  * Then {@link HistoryChecker} judges the history ({@link HistoryTable}) against what the participants reported
  * ({@link Observations}). Not thread-safe: one campaign, one {@link #run()}.
