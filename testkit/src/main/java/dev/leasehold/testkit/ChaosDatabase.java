@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Comparator;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -34,6 +35,8 @@ import org.h2.tools.Server;
  *       fixed in 2.4.240 by committing after the compaction), a loss the checker would blame on the participants'
  *       writes.</li>
  *   <li>{@link #external}: a database the campaign did not start (never restarted).</li>
+ *   <li>{@link #patroni}: a {@link PatroniCluster}'s primary of the moment, through its multi-host URL. Never
+ *       restarted: the nemesis fails it over instead ({@link #patroniCluster()}).</li>
  * </ul>
  *
  * <p>Thread-safe: a restart and a close are serialised; connections taken during a restart fail, as they would
@@ -62,6 +65,11 @@ public abstract class ChaosDatabase implements AutoCloseable {
 
     /** @return whether it is PostgreSQL (its connections can be terminated with {@code pg_terminate_backend}) */
     public abstract boolean postgres();
+
+    /** @return the Patroni cluster behind this database, whose primary the nemesis can kill; empty for the others */
+    public Optional<PatroniCluster> patroniCluster() {
+        return Optional.empty();
+    }
 
     /** @return whether {@link #restart()} works: only for a database started here */
     public boolean restartable() {
@@ -116,6 +124,38 @@ public abstract class ChaosDatabase implements AutoCloseable {
      */
     public static ChaosDatabase external(String url, String user, String password) {
         return new ByUrl(url, user, password);
+    }
+
+    /**
+     * The primary of {@code cluster}, whichever member it is at the moment ({@link PatroniCluster#jdbcUrl()}: a
+     * multi-host URL with {@code targetServerType=primary}). Closing it leaves the cluster running: its owner closes
+     * it.
+     *
+     * @param cluster a running cluster
+     * @return the database
+     */
+    public static ChaosDatabase patroni(PatroniCluster cluster) {
+        return new OnPatroni(cluster);
+    }
+
+    private static final class OnPatroni extends ByUrl {
+        private final PatroniCluster cluster;
+
+        OnPatroni(PatroniCluster cluster) {
+            super(cluster.jdbcUrl(), null, null);
+            this.cluster = cluster;
+        }
+
+        @Override
+        public String label() {
+            return "PostgreSQL 15 on Patroni (" + cluster.members().size() + " members, "
+                    + (cluster.synchronous() ? "synchronous_mode strict" : "asynchronous replication") + ")";
+        }
+
+        @Override
+        public Optional<PatroniCluster> patroniCluster() {
+            return Optional.of(cluster);
+        }
     }
 
     private static final class Postgres extends ChaosDatabase {

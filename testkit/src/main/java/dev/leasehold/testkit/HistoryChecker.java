@@ -18,7 +18,13 @@ import java.util.Set;
  *   <li>each token belongs to exactly one participant and one ZooKeeper session;</li>
  *   <li>every write a participant saw acknowledged is in the table (nothing acknowledged was lost);</li>
  *   <li>successive leadership grants of one election carry strictly increasing tokens (a grant again on the same
- *       node after a reconnect, same participant, session and token, is the same grant).</li>
+ *       node after a reconnect, same participant, session and token, is the same grant);</li>
+ *   <li>no write is acknowledged that was sent after a write with a higher token of the same election had been
+ *       acknowledged: once the store acknowledged a write with token 34, its mark is at least 34, and a write with 33
+ *       sent later must be refused. A store that accepts it has lost the acknowledged mark (a failover to an
+ *       asynchronous standby): the stale write this rule names may be gone from the table later, so the rule reads
+ *       the participants' acknowledgements and their times ({@link Ack#sentNanos()}, {@link Ack#ackedNanos()}), not
+ *       the table. Acknowledgements without times (0) are not judged by it.</li>
  * </ol>
  * Overlapping beliefs of leadership are expected: they are counted, not failures. The longest time without a
  * leader is the longest in any election.
@@ -34,8 +40,32 @@ public final class HistoryChecker {
     /** A grant as the participant saw it, in the order grants were recorded, in one election. */
     public record Grant(long atNanos, String election, String participant, long token, long session) {}
 
-    /** A write the participant saw acknowledged (its transaction committed). */
-    public record Ack(String participant, long token, long seq) {}
+    /**
+     * A write the participant saw acknowledged (its transaction committed, or a read-back found it after a commit
+     * whose outcome was unknown).
+     *
+     * @param participant who wrote
+     * @param token       with which token
+     * @param seq         the write's sequence number in its grant
+     * @param sentNanos   {@link System#nanoTime()} just before the write was sent; 0 if unknown
+     * @param ackedNanos  {@link System#nanoTime()} once it was known to be committed; 0 if unknown
+     */
+    public record Ack(String participant, long token, long seq, long sentNanos, long ackedNanos) {
+        /**
+         * An acknowledgement without times: rule 6 does not judge it.
+         *
+         * @param participant who wrote
+         * @param token       with which token
+         * @param seq         the write's sequence number in its grant
+         */
+        public Ack(String participant, long token, long seq) {
+            this(participant, token, seq, 0, 0);
+        }
+
+        boolean timed() {
+            return sentNanos != 0 && ackedNanos != 0;
+        }
+    }
 
     /** A period during which a participant believed it led, in one election. */
     public record Belief(String election, String participant, long token, long fromNanos, long toNanos) {}
@@ -82,7 +112,7 @@ public final class HistoryChecker {
     }
 
     /**
-     * Checks the five rules; the elections are those named by the beliefs.
+     * Checks the six rules; the elections are those named by the beliefs.
      *
      * @param committed what the history table holds
      * @param grants    every grant the participants reported
@@ -110,7 +140,7 @@ public final class HistoryChecker {
     }
 
     /**
-     * Checks the five rules.
+     * Checks the six rules.
      *
      * @param committed what the history table holds
      * @param grants    every grant the participants reported
@@ -197,6 +227,7 @@ public final class HistoryChecker {
                 }
             }
         }
+        violations.addAll(staleAcknowledged(grants, acks));
         int overlapping = 0;
         Gap longest = new Gap(
                 elections.isEmpty() ? "any" : elections.get(0),
@@ -212,6 +243,49 @@ public final class HistoryChecker {
             }
         }
         return new Result(violations, overlapping, longest);
+    }
+
+    /**
+     * Rule 6: per election (each acknowledged token's election is its grant's), the acknowledgements sent after a
+     * higher token's write was acknowledged. One line per stale write.
+     */
+    static List<String> staleAcknowledged(List<Grant> grants, List<Ack> acks) {
+        Map<String, String> electionOf = new HashMap<>();
+        for (Grant grant : grants) {
+            electionOf.put(grant.participant() + "/" + grant.token(), grant.election());
+        }
+        Map<String, List<Ack>> byElection = new HashMap<>();
+        for (Ack ack : acks) {
+            String election = electionOf.get(ack.participant() + "/" + ack.token());
+            if (ack.timed() && election != null) {
+                byElection.computeIfAbsent(election, e -> new ArrayList<>()).add(ack);
+            }
+        }
+        List<String> violations = new ArrayList<>();
+        byElection.forEach((election, mine) -> {
+            List<Ack> byAcked = new ArrayList<>(mine);
+            byAcked.sort(Comparator.comparingLong(Ack::ackedNanos));
+            List<Ack> bySent = new ArrayList<>(mine);
+            bySent.sort(Comparator.comparingLong(Ack::sentNanos));
+            Ack highest = null; // the highest-token write acknowledged before the write in hand was sent
+            int next = 0;
+            for (Ack ack : bySent) {
+                while (next < byAcked.size() && byAcked.get(next).ackedNanos() < ack.sentNanos()) {
+                    Ack earlier = byAcked.get(next++);
+                    if (highest == null || earlier.token() > highest.token()) {
+                        highest = earlier;
+                    }
+                }
+                if (highest != null && highest.token() > ack.token()) {
+                    violations.add("rule 6: in " + election + " " + ack.participant() + "'s write #" + ack.seq()
+                            + " with token " + ack.token() + " was accepted although it was sent "
+                            + (ack.sentNanos() - highest.ackedNanos()) / 1_000_000 + " ms after "
+                            + highest.participant() + "'s write #" + highest.seq() + " with token " + highest.token()
+                            + " had been acknowledged (a stale write accepted: the store lost an acknowledged mark)");
+                }
+            }
+        });
+        return violations;
     }
 
     /** How many times a participant began to believe it led while another of its election still believed it did. */

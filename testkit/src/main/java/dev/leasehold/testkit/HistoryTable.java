@@ -85,6 +85,31 @@ public final class HistoryTable {
     }
 
     /**
+     * Whether {@code write} was committed: what a writer whose commit's outcome is unknown (the connection lost during
+     * {@code COMMIT}, a failover) reads back before it decides. Read from wherever {@code dataSource} connects now (on
+     * a replicated database, the primary of the moment).
+     *
+     * @param dataSource the database
+     * @param prefix     the table prefix
+     * @param write      the row the writer tried to insert
+     * @return whether a row of that participant, token and sequence number is in the table
+     * @throws SQLException if the table cannot be read
+     */
+    public static boolean contains(DataSource dataSource, String prefix, Write write) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement p = c.prepareStatement("SELECT 1 FROM " + name(prefix)
+                        + " WHERE resource = ? AND participant = ? AND token = ? AND seq = ?")) {
+            p.setString(1, write.resource());
+            p.setString(2, write.participant());
+            p.setLong(3, write.token());
+            p.setLong(4, write.seq());
+            try (ResultSet rs = p.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    /**
      * Reads every committed write.
      *
      * @param dataSource the database

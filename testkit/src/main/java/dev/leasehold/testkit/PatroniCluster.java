@@ -51,9 +51,12 @@ public final class PatroniCluster implements Closeable {
     private final List<PatroniMember> members;
     private final String password;
     private final List<Long> pausedWalsenders = new ArrayList<>();
+    /** The replication mode now: the configuration's, until {@link #setSynchronous} changed it. */
+    private volatile boolean synchronous;
 
     private PatroniCluster(PatroniConfig config, List<PatroniMember> members, String password) {
         this.config = config;
+        this.synchronous = config.synchronous();
         this.members = List.copyOf(members);
         this.password = password;
     }
@@ -107,6 +110,14 @@ public final class PatroniCluster implements Closeable {
     /** @return the configuration it was started with */
     public PatroniConfig config() {
         return config;
+    }
+
+    /**
+     * @return whether replication is synchronous now: as started ({@link PatroniConfig#synchronous()}), or as the last
+     *     {@link #setSynchronous} set it
+     */
+    public boolean synchronous() {
+        return synchronous;
     }
 
     /** @return the members, in the order they were created */
@@ -172,6 +183,7 @@ public final class PatroniCluster implements Closeable {
         PatroniMember primary = primary().orElseThrow(() -> new IllegalStateException("no primary to configure"));
         primary.patchConfig(
                 "{\"synchronous_mode\": " + synchronous + ", \"synchronous_mode_strict\": " + synchronous + "}");
+        this.synchronous = synchronous;
         String sync = "SELECT pid FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum')";
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
@@ -250,6 +262,17 @@ public final class PatroniCluster implements Closeable {
         return awaitPrimary(Optional.of(old), System.nanoTime() + timeout.toNanos());
     }
 
+    /**
+     * Waits until a member is the primary and takes connections as one.
+     *
+     * @param timeout how long to wait
+     * @return the primary
+     * @throws IllegalStateException if none came within {@code timeout}
+     */
+    public PatroniMember awaitPrimary(Duration timeout) {
+        return awaitPrimary(Optional.empty(), System.nanoTime() + timeout.toNanos());
+    }
+
     private PatroniMember awaitPrimary(Optional<PatroniMember> not, long deadline) {
         while (System.nanoTime() < deadline) {
             for (PatroniMember member : members) {
@@ -261,6 +284,18 @@ public final class PatroniCluster implements Closeable {
         }
         throw new IllegalStateException(
                 "no primary" + not.map(old -> " other than " + old.name()).orElse("") + " came up in time");
+    }
+
+    /**
+     * @return how many of the primary's backends wait for a synchronous standby to confirm their commit now ({@code
+     *     wait_event = 'SyncRep'}): in synchronous mode with replication paused, the commits sent and not acknowledged
+     * @throws IllegalStateException if there is no primary, or it cannot be queried
+     */
+    public int commitsWaitingForStandby() {
+        PatroniMember primary = primary().orElseThrow(() -> new IllegalStateException("no primary to ask"));
+        return query(primary, "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
+                .get(0)
+                .intValue();
     }
 
     /**
@@ -279,15 +314,16 @@ public final class PatroniCluster implements Closeable {
         // Only the members' own walreceivers (Patroni names them after the member): while a standby is being
         // created, pg_basebackup's WAL stream is a walsender in state 'streaming' too.
         String names = members.stream().map(member -> "'" + member.name() + "'").collect(Collectors.joining(", "));
+        boolean sync = synchronous;
         String sql = "SELECT pid FROM pg_stat_replication WHERE state = 'streaming' AND application_name IN (" + names
-                + ")" + (config.synchronous() ? " AND sync_state IN ('sync', 'quorum')" : "");
-        int wanted = config.synchronous() ? 1 : members.size() - 1;
+                + ")" + (sync ? " AND sync_state IN ('sync', 'quorum')" : "");
+        int wanted = sync ? 1 : members.size() - 1;
         while (System.nanoTime() < deadline) {
             try {
                 // In synchronous mode Patroni fails over only to the standby its /sync key names; until it names
                 // one (synchronous_standby_names is '*' meanwhile), a crashed primary is restarted in place.
                 if (query(primary, sql).size() >= wanted
-                        && (!config.synchronous() || members.stream().anyMatch(member -> member.answers("sync")))) {
+                        && (!sync || members.stream().anyMatch(member -> member.answers("sync")))) {
                     return;
                 }
             } catch (IllegalStateException notYet) {
@@ -295,8 +331,8 @@ public final class PatroniCluster implements Closeable {
             }
             pause();
         }
-        throw new IllegalStateException((config.synchronous() ? "no synchronous standby" : "not every standby")
-                + " streamed from " + primary.name() + " in time");
+        throw new IllegalStateException((sync ? "no synchronous standby" : "not every standby") + " streamed from "
+                + primary.name() + " in time");
     }
 
     private boolean writable(PatroniMember member) {

@@ -155,4 +155,31 @@ class HistoryCheckerTest {
         assertThat(HistoryChecker.staleCommits(rows)).containsExactly(new HistoryChecker.StaleCommit(rows.get(2), 9));
         assertThat(HistoryChecker.staleCommits(clean())).isEmpty();
     }
+
+    /**
+     * The asynchronous failover: b's write with 9 was acknowledged at t=300; a's write with 5, sent at t=400, was
+     * accepted too (the promoted standby had lost b's advance), and b's rows are gone from the table.
+     */
+    @Test
+    void rule6AWriteAcceptedAfterAHigherTokensWriteWasAcknowledged() {
+        List<Committed> afterFailover =
+                List.of(new Committed(1, "r", "a", 5, 1, A), new Committed(2, "r", "a", 5, 2, A));
+        List<Ack> acks =
+                List.of(new Ack("a", 5, 1, 100, 110), new Ack("b", 9, 1, 290, 300), new Ack("a", 5, 2, 400, 420));
+
+        assertThat(check(afterFailover, grants(), acks).violations())
+                .anyMatch(v -> v.startsWith("rule 6:")
+                        && v.contains("a's write #2 with token 5")
+                        && v.contains("b's write #1 with token 9"))
+                .anyMatch(v -> v.startsWith("rule 4:"));
+    }
+
+    /** A lower token's write sent before the higher one was acknowledged (it raced the advance) is no violation. */
+    @Test
+    void rule6AWriteSentBeforeTheHigherAcknowledgementIsNotStale() {
+        List<Ack> acks = List.of(new Ack("a", 5, 1, 100, 310), new Ack("b", 9, 1, 290, 300));
+        assertThat(check(clean(), grants(), acks).violations()).noneMatch(v -> v.startsWith("rule 6:"));
+        List<Ack> untimed = List.of(new Ack("b", 9, 1), new Ack("a", 5, 2));
+        assertThat(check(clean(), grants(), untimed).violations()).noneMatch(v -> v.startsWith("rule 6:"));
+    }
 }

@@ -2,18 +2,14 @@ package dev.leasehold.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import javax.sql.DataSource;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The asynchronous loss, on purpose: with the primary's walsender stopped, a commit is acknowledged, the primary is
@@ -23,24 +19,11 @@ import org.junit.jupiter.api.io.TempDir;
 @WithPatroni
 class PatroniClusterTest {
 
-    @TempDir
-    static Path dir;
-
-    private static TestingServer zookeeper;
     private static PatroniCluster cluster;
 
     @BeforeAll
-    static void start() throws Exception {
-        zookeeper = new TestingServer();
-        cluster = PatroniCluster.start(PatroniConfig.of(zookeeper.getConnectString(), dir));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
-        zookeeper.close();
+    static void start(PatroniCluster shared) {
+        cluster = shared; // the class's one cluster (WithPatroni), stopped after the class
     }
 
     @Test

@@ -11,10 +11,30 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The durability check at a store's first use: reads {@link FailoverDurability} once and, when the server can lose an
- * acknowledged mark on failover, logs one WARN per server and user in this JVM (many gates on one data source warn
- * once), with what to set. A failure to read it is logged at INFO and never fails the store. Thread-safe.
+ * acknowledged mark (or lease grant) on failover, logs one WARN per server, user and {@link Subject} in this JVM (many
+ * gates on one data source warn once; a lease election on it once more), with what to set. A failure to read it is
+ * logged at INFO by the caller and never fails the store. Thread-safe.
  */
 public final class DurabilityCheck {
+
+    /** What a failover can lose, and what follows: the WARN's words. */
+    public enum Subject {
+        /** A gate's fence marks ({@code FenceGate}, {@code FencedSchema}). */
+        FENCE_MARKS("fenced store", "acknowledged fence marks, and a stale token would then pass"),
+        /** A lease election's grants ({@code LeaseElection}). */
+        LEASE_GRANTS(
+                "lease election",
+                "acknowledged lease grants, and a generation would then be granted twice: two holders with one"
+                        + " token, and a stale one passing the fence");
+
+        private final String who;
+        private final String what;
+
+        Subject(String who, String what) {
+            this.who = who;
+            this.what = what;
+        }
+    }
 
     private static final Logger log = LoggerFactory.getLogger("dev.leasehold.store.FailoverDurability");
     private static final Set<String> warned = ConcurrentHashMap.newKeySet();
@@ -27,11 +47,21 @@ public final class DurabilityCheck {
      * @return the durability, after logging it if it is at risk and this server was not warned about yet
      */
     public static FailoverDurability read(Connection connection, SqlDialect sql) throws SQLException {
+        return read(connection, sql, Subject.FENCE_MARKS);
+    }
+
+    /**
+     * Reads the durability on {@code connection} with {@code sql}, for {@code subject}.
+     *
+     * @return the durability, after logging it if it is at risk and this server was not warned about for {@code
+     *     subject} yet
+     */
+    public static FailoverDurability read(Connection connection, SqlDialect sql, Subject subject) throws SQLException {
         FailoverDurability durability = sql.durability(connection);
         DatabaseMetaData meta = connection.getMetaData();
         // the URL without its parameters: a password in the URL must never reach the log
         String url = meta.getURL() == null ? "?" : meta.getURL().replaceAll("[?;].*", "");
-        warnOnce(url + " as " + meta.getUserName(), durability);
+        warnOnce(url + " as " + meta.getUserName(), subject, durability);
         return durability;
     }
 
@@ -41,13 +71,24 @@ public final class DurabilityCheck {
      * @return whether it logged
      */
     static boolean warnOnce(String server, FailoverDurability durability) {
-        if (!durability.atRisk() || !warned.add(server)) {
+        return warnOnce(server, Subject.FENCE_MARKS, durability);
+    }
+
+    /**
+     * Logs a WARN for {@code durability} if it is at risk and {@code server} was not warned about for {@code subject}
+     * in this JVM yet.
+     *
+     * @return whether it logged
+     */
+    static boolean warnOnce(String server, Subject subject, FailoverDurability durability) {
+        if (!durability.atRisk() || !warned.add(subject + " " + server)) {
             return false;
         }
         log.warn(
-                "fenced store on {}: a failover can lose acknowledged fence marks, and a stale token would then pass:"
-                        + " {}. To fix: {}",
+                "{} on {}: a failover can lose {}: {}. To fix: {}",
+                subject.who,
                 server,
+                subject.what,
                 durability.reason(),
                 durability.advice());
         return true;

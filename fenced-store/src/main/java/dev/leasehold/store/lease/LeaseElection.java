@@ -51,6 +51,14 @@ import org.slf4j.LoggerFactory;
  * check) per election, both daemon threads that end 2 s after the election has nothing scheduled. Listeners are never
  * called under a lock of the election, nor on the loop thread.
  *
+ * <p>IMPORTANT: a grant is only as durable as the database. A take acknowledged by a primary whose standbys replicate
+ * asynchronously can be lost when a standby is promoted: the promoted database still says the old generation, a
+ * follower takes the lease again with the SAME generation, and two holders lead with one token (the fence cannot tell
+ * them apart), while the first holder's writes with its lost generation pass a fence that lost its mark too. At its
+ * first statement an election reads {@link dev.leasehold.store.FailoverDurability} (one query, on a connection of its
+ * own) and logs a WARN once per server if it is {@linkplain dev.leasehold.store.FailoverDurability#atRisk() at risk},
+ * as {@code FenceGate} does; call {@link dev.leasehold.store.FencedSchema#durability} at start to act on it.
+ *
  * <p>Thread-safety: thread-safe. {@link #start()} once; {@link #close()} any number of times, from any thread.
  */
 public final class LeaseElection implements AutoCloseable {

@@ -4,13 +4,18 @@ import dev.leasehold.store.Database;
 import dev.leasehold.store.StoreConfig;
 import dev.leasehold.store.StoreException;
 import dev.leasehold.store.internal.Dialects;
+import dev.leasehold.store.internal.DurabilityCheck;
 import dev.leasehold.store.internal.LeaseSql;
+import dev.leasehold.store.internal.SqlDialect;
 import dev.leasehold.store.internal.Tables;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One election's statements on its lease row, each on a connection of its own, in auto-commit mode (committed here
@@ -22,6 +27,8 @@ import javax.sql.DataSource;
  */
 final class LeaseRows {
 
+    private static final Logger log = LoggerFactory.getLogger(LeaseElection.class);
+
     @FunctionalInterface
     interface Body<T> {
         T apply(LeaseSql sql, Connection connection) throws SQLException;
@@ -32,6 +39,10 @@ final class LeaseRows {
     private final String name;
     private final int timeoutSeconds;
     private volatile LeaseSql sql;
+    /** The whole dialect, once known: the durability check needs more than the lease statements. */
+    private volatile SqlDialect dialect;
+
+    private final AtomicBoolean durabilityChecked = new AtomicBoolean();
     /** Whether the row exists (then a take is one UPDATE); the loop thread's only. */
     private boolean rowSeen;
 
@@ -44,10 +55,41 @@ final class LeaseRows {
     }
 
     private LeaseSql speak(Database database) {
-        LeaseSql speaking =
-                Dialects.of(database, new Tables(config.tablePrefix())).leases();
+        SqlDialect spoken = Dialects.of(database, new Tables(config.tablePrefix()));
+        dialect = spoken;
+        LeaseSql speaking = spoken.leases();
         sql = speaking;
         return speaking;
+    }
+
+    /**
+     * At the first call only: reads whether a failover can lose an acknowledged grant and logs a WARN (once per server
+     * and user in this JVM) if it can, as a gate does for its marks ({@link DurabilityCheck}): a promoted standby that
+     * lacks the last take gives its generation a second time. On a connection of its own; a failure to read it is
+     * logged at INFO and never fails the election.
+     */
+    private void checkDurabilityOnce() {
+        if (!durabilityChecked.compareAndSet(false, true)) {
+            return;
+        }
+        try (Connection c = dataSource.getConnection()) {
+            if (dialect == null) {
+                speak(Dialects.detect(c));
+            }
+            boolean autoCommit = c.getAutoCommit();
+            try {
+                DurabilityCheck.read(c, dialect, DurabilityCheck.Subject.LEASE_GRANTS);
+            } finally {
+                if (!autoCommit) {
+                    c.rollback(); // it only read
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            log.info(
+                    "lease election '{}': could not read whether a failover can lose lease grants: {}",
+                    name,
+                    e.getMessage());
+        }
     }
 
     /**
@@ -56,6 +98,7 @@ final class LeaseRows {
      * @return the new grant's generation, or empty if someone else holds it
      */
     OptionalLong take(String holder, long leaseMillis) {
+        checkDurabilityOnce(); // at the election's first statement: a WARN if a failover can lose its grants
         return run("taking lease '" + name + "' for '" + holder + "'", (sql, c) -> {
             OptionalLong taken = sql.take(c, name, holder, leaseMillis, timeoutSeconds);
             if (taken.isPresent() || rowSeen) {

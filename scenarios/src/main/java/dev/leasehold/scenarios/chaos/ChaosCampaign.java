@@ -31,7 +31,9 @@ import java.util.concurrent.TimeUnit;
  *       session (own cluster only); freezes a server process with {@code kill -STOP} (process ensemble only);</li>
  *   <li>expires a session on the client only;</li>
  *   <li>crashes a participant's JVM with {@code kill -KILL} and starts a new one (process mode only);</li>
- *   <li>terminates the database's connections (PostgreSQL) and restarts the database (one the campaign started).</li>
+ *   <li>terminates the database's connections (PostgreSQL) and restarts the database (one the campaign started);</li>
+ *   <li>fails a Patroni database over ({@link Failovers}): the primary killed, the standby promoted, the killed member
+ *       back as a standby; first of all after replication was paused and a new leader advanced.</li>
  * </ul>
  * Then {@link HistoryChecker} judges the history ({@link HistoryTable}) against what the participants reported
  * ({@link Observations}). Not thread-safe: one campaign, one {@link #run()}.
@@ -104,100 +106,130 @@ public final class ChaosCampaign {
         }
 
         public Config withSeed(long seed) {
-            return new Config(
-                    duration,
-                    seed,
-                    participants,
-                    database,
-                    zkConnect,
-                    processes,
-                    minimumFaults,
-                    unfenced,
-                    variant,
-                    out);
+            Copy copy = new Copy(this);
+            copy.seed = seed;
+            return copy.build();
         }
 
         public Config withZkConnect(String zkConnect) {
-            return new Config(
-                    duration,
-                    seed,
-                    participants,
-                    database,
-                    zkConnect,
-                    processes,
-                    minimumFaults,
-                    unfenced,
-                    variant,
-                    out);
+            Copy copy = new Copy(this);
+            copy.zkConnect = zkConnect;
+            return copy.build();
         }
 
         public Config withProcesses(boolean processes) {
-            return new Config(
-                    duration,
-                    seed,
-                    participants,
-                    database,
-                    zkConnect,
-                    processes,
-                    minimumFaults,
-                    unfenced,
-                    variant,
-                    out);
+            Copy copy = new Copy(this);
+            copy.processes = processes;
+            return copy.build();
         }
 
         public Config withMinimumFaults(int minimumFaults) {
-            return new Config(
-                    duration,
-                    seed,
-                    participants,
-                    database,
-                    zkConnect,
-                    processes,
-                    minimumFaults,
-                    unfenced,
-                    variant,
-                    out);
+            Copy copy = new Copy(this);
+            copy.minimumFaults = minimumFaults;
+            return copy.build();
         }
 
         public Config withVariant(Variant variant) {
-            return new Config(
-                    duration,
-                    seed,
-                    participants,
-                    database,
-                    zkConnect,
-                    processes,
-                    minimumFaults,
-                    unfenced,
-                    variant,
-                    out);
+            Copy copy = new Copy(this);
+            copy.variant = variant;
+            return copy.build();
         }
 
         public Config withUnfenced(boolean unfenced) {
-            return new Config(
-                    duration,
-                    seed,
-                    participants,
-                    database,
-                    zkConnect,
-                    processes,
-                    minimumFaults,
-                    unfenced,
-                    variant,
-                    out);
+            Copy copy = new Copy(this);
+            copy.unfenced = unfenced;
+            return copy.build();
+        }
+
+        /** A mutable copy, so that each wither names only what it changes. */
+        private static final class Copy {
+            private final Duration duration;
+            private long seed;
+            private final int participants;
+            private final ChaosDatabase database;
+            private String zkConnect;
+            private boolean processes;
+            private int minimumFaults;
+            private boolean unfenced;
+            private Variant variant;
+            private final PrintStream out;
+
+            Copy(Config config) {
+                duration = config.duration();
+                seed = config.seed();
+                participants = config.participants();
+                database = config.database();
+                zkConnect = config.zkConnect();
+                processes = config.processes();
+                minimumFaults = config.minimumFaults();
+                unfenced = config.unfenced();
+                variant = config.variant();
+                out = config.out();
+            }
+
+            Config build() {
+                return new Config(
+                        duration,
+                        seed,
+                        participants,
+                        database,
+                        zkConnect,
+                        processes,
+                        minimumFaults,
+                        unfenced,
+                        variant,
+                        out);
+            }
         }
     }
 
     /**
-     * @param line       the one summary line
-     * @param faultMix   each fault kind's count, and the campaign's settings
-     * @param longestGap when and in which election the longest time without a leader was, to read with the
-     *                   nemesis's timed lines
-     * @param exercised  whether anything was tested: at least one grant and one accepted write (a campaign whose
-     *                   participants cannot reach ZooKeeper or the database has violations=0 and proves nothing)
+     * @param line               the one summary line
+     * @param faultMix           each fault kind's count, and the campaign's settings
+     * @param longestGap         when and in which election the longest time without a leader was, to read with the
+     *                           nemesis's timed lines
+     * @param exercised          whether anything was tested: at least one grant and one accepted write (a campaign
+     *                           whose participants cannot reach ZooKeeper or the database has violations=0 and proves
+     *                           nothing)
+     * @param failovers          how many times the database failed over (a Patroni database)
+     * @param staleWriteExpected whether the campaign must find a stale write: its database is a Patroni cluster with
+     *                           asynchronous replication, whose failovers lose acknowledged advances
+     * @param result             the checker's verdict
      */
     public record Summary(
-            String line, String faultMix, String longestGap, boolean exercised, HistoryChecker.Result result) {}
+            String line,
+            String faultMix,
+            String longestGap,
+            boolean exercised,
+            int failovers,
+            boolean staleWriteExpected,
+            HistoryChecker.Result result) {
+
+        /** @return whether the checker found a write accepted after a higher token's write was acknowledged (rule 6) */
+        public boolean staleWriteFound() {
+            return result.violations().stream().anyMatch(v -> v.startsWith("rule 6:"));
+        }
+
+        /**
+         * @return whether the campaign went as it must: something was tested, and either no violation, or (where a
+         *     stale write is expected) the checker found it
+         */
+        public boolean passed() {
+            return exercised && (staleWriteExpected ? staleWriteFound() : result.ok());
+        }
+
+        /** @return the line that says whether the expected violation was found; empty where none is expected */
+        public String expectation() {
+            if (!staleWriteExpected) {
+                return "";
+            }
+            return staleWriteFound()
+                    ? "expected violation found: the checker found the stale write the asynchronous failover let"
+                            + " through (rule 6), as it must; the campaign passes because it did"
+                    : "EXPECTED VIOLATION NOT FOUND: an asynchronous failover after a new leader's advance should have"
+                            + " let a stale write through, and the checker found none; the campaign fails";
+        }
+    }
 
     private final Config config;
     private final Nemesis nemesis;
@@ -206,6 +238,8 @@ public final class ChaosCampaign {
     private final List<Participant> participants = new ArrayList<>();
     /** What the ensemble granted the participants' ask, once it is known. */
     private NegotiatedSession session = NegotiatedSession.asked();
+    /** Whether the database is a Patroni cluster replicating asynchronously (as the campaign began). */
+    private boolean asynchronousStore;
 
     public ChaosCampaign(Config config) {
         if (config.processes() && !ChildJvm.signalsSupported()) {
@@ -229,6 +263,8 @@ public final class ChaosCampaign {
     }
 
     public Summary run() throws Exception {
+        asynchronousStore =
+                config.database().patroniCluster().map(c -> !c.synchronous()).orElse(false);
         StoreConfig store = StoreConfig.defaults().withTablePrefix(prefix);
         FencedSchema.install(config.database().dataSource(), store);
         HistoryTable.create(config.database().dataSource(), prefix);
@@ -270,6 +306,8 @@ public final class ChaosCampaign {
         // What the participants saw, taken before the table is read: every write acknowledged here committed
         // before this point, so a missing row is a lost write, never a late read.
         Observations.Snapshot saw = observations.snapshot();
+        // After a failover the table is read from the new primary (the data source's URL finds it).
+        config.database().patroniCluster().ifPresent(cluster -> cluster.awaitPrimary(Duration.ofSeconds(90)));
         List<HistoryChecker.Committed> committed =
                 HistoryTable.read(config.database().dataSource(), prefix);
         HistoryChecker.Result result =
@@ -357,6 +395,13 @@ public final class ChaosCampaign {
                 gap.election(),
                 (gap.fromNanos() - from) / 1e9,
                 (gap.fromNanos() + gap.nanos() - from) / 1e9);
-        return new Summary(line, mix, longestGap, !saw.grants().isEmpty() && !committed.isEmpty(), result);
+        return new Summary(
+                line,
+                mix,
+                longestGap,
+                !saw.grants().isEmpty() && !committed.isEmpty(),
+                nemesis.failovers(),
+                asynchronousStore,
+                result);
     }
 }

@@ -65,8 +65,8 @@ public final class ChaosChild {
             }
 
             @Override
-            public void acknowledged(long token, long seq) {
-                say(out, "ACK " + token + " " + seq);
+            public void acknowledged(long token, long seq, long sentNanos, long ackedNanos) {
+                say(out, "ACK " + token + " " + seq + " " + sentNanos + " " + ackedNanos);
             }
 
             @Override
@@ -95,7 +95,8 @@ public final class ChaosChild {
         String[] word = line.split(" ");
         switch (word[0]) {
             case "GRANT" -> events.granted(Long.parseLong(word[1]), Long.parseLong(word[2]), Long.parseLong(word[3]));
-            case "ACK" -> events.acknowledged(Long.parseLong(word[1]), Long.parseLong(word[2]));
+            case "ACK" -> events.acknowledged(
+                    Long.parseLong(word[1]), Long.parseLong(word[2]), Long.parseLong(word[3]), Long.parseLong(word[4]));
             case "STALE" -> events.staleRejected(Long.parseLong(word[1]));
             case "DBERR" -> events.databaseError();
             case "END" -> events.ended(Long.parseLong(word[1]), Long.parseLong(word[2]));

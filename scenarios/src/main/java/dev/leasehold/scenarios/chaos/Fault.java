@@ -17,7 +17,19 @@ enum Fault {
     TERMINATE_DB_CONNECTIONS("terminate db connections", 8),
     RESTART_DATABASE("restart database", 7),
     /** kill -STOP of one server process (a GC pause of a server), then kill -CONT; a process ensemble only. */
-    FREEZE_SERVER("freeze server", 10);
+    FREEZE_SERVER("freeze server", 10),
+    /**
+     * The database's primary killed (SIGKILL of PostgreSQL); Patroni promotes the standby and brings the killed member
+     * back as a standby (pg_rewind); a Patroni database only.
+     */
+    FAILOVER("failover", 10),
+    /**
+     * Replication to the standby paused (the primary's walsender stopped), a leader paused until another took over
+     * and advanced, the primary killed right after, the paused leader released first: on an asynchronous cluster the
+     * promoted standby lacks the advance and the stale write passes. A Patroni database only; the first fault of
+     * every Patroni campaign.
+     */
+    FAILOVER_AFTER_ADVANCE("failover after a new leader's advance", 6);
 
     private final String label;
     private final int weight;
@@ -47,6 +59,8 @@ enum Fault {
             case TERMINATE_DB_CONNECTIONS -> config.database().postgres()
                     && config.database().restartable();
             case RESTART_DATABASE -> config.database().restartable();
+            case FAILOVER -> config.database().patroniCluster().isPresent();
+            case FAILOVER_AFTER_ADVANCE -> config.database().patroniCluster().isPresent() && !config.processes();
         };
     }
 
@@ -57,6 +71,18 @@ enum Fault {
             weights.put(fault, fault.possibleIn(config) ? fault.weight : 0);
         }
         return Collections.unmodifiableMap(weights);
+    }
+
+    /**
+     * The kind of fault number {@code count} (from 0): on a Patroni database the first is always {@link
+     * #FAILOVER_AFTER_ADVANCE} (so that even a short campaign fails the database over and shows what the replication
+     * mode does to an advance), every other a weighted draw.
+     */
+    static Fault next(int count, Map<Fault, Integer> weights, Random dice) {
+        if (count == 0 && weights.get(FAILOVER_AFTER_ADVANCE) > 0) {
+            return FAILOVER_AFTER_ADVANCE;
+        }
+        return pick(weights, dice);
     }
 
     /** A weighted draw: the only use of {@code dice}, so that a seed fixes the sequence of fault kinds. */

@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -19,7 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (its renews fail, and it must give up before its lease can expire on the database); a pause cuts it off and freezes
  * its worker after its leadership check, so that its next write comes late, with an old token.
  */
-final class LeaseParticipant extends Participant {
+final class LeaseParticipant extends InJvmParticipant {
 
     /** The one lease election of the campaign. */
     static final String ELECTION = "lease";
@@ -35,7 +34,6 @@ final class LeaseParticipant extends Participant {
     private final LeaseElection election;
     private final LeaderWork work;
     private final List<Thread> workers = new CopyOnWriteArrayList<>();
-    private final Freezer freezer = new Freezer();
     private volatile boolean closing;
     /** Set when the current grant is lost; each grant's worker watches its own flag. */
     private volatile AtomicBoolean lost = new AtomicBoolean(true);
@@ -50,7 +48,8 @@ final class LeaseParticipant extends Participant {
                 resource(),
                 setting.prefix(),
                 new FenceGate(database, store),
-                config.unfenced() ? database : null,
+                database,
+                config.unfenced(),
                 freezer::holdIfFrozen,
                 events());
         election = new LeaseElection(database, "chaos-" + ELECTION, id, TIMING, new Listener(), store);
@@ -102,18 +101,6 @@ final class LeaseParticipant extends Participant {
     }
 
     @Override
-    void pause() {
-        freezer.freeze();
-        database.cut();
-    }
-
-    @Override
-    void unpause() {
-        database.heal();
-        freezer.thaw();
-    }
-
-    @Override
     void expireOnClient() {
         throw new UnsupportedOperationException("a lease election has no ZooKeeper session");
     }
@@ -123,15 +110,7 @@ final class LeaseParticipant extends Participant {
         closing = true;
         unpause();
         election.close();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        for (Thread worker : workers) {
-            try {
-                worker.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
+        joinAll(workers);
         endAllBeliefs();
     }
 }

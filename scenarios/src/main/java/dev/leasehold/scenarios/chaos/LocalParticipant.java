@@ -6,11 +6,10 @@ import java.io.IOException;
 import org.apache.curator.framework.CuratorFramework;
 
 /** A participant in the campaign's JVM; a pause freezes its worker (after its leadership check) and silences it. */
-final class LocalParticipant extends Participant {
+final class LocalParticipant extends InJvmParticipant {
 
     private final CuratorFramework client;
     private final Member member;
-    private final Freezer freezer = new Freezer();
 
     LocalParticipant(String id, boolean selector, Setting setting, FenceGate gate) throws IOException {
         super(id, selector, setting);
@@ -20,8 +19,14 @@ final class LocalParticipant extends Participant {
         member = new Member(
                 client,
                 gate,
-                Member.Config.of(id, selector, path(), resource(), setting.prefix())
-                        .withUnfenced(config.unfenced() ? config.database().dataSource() : null)
+                Member.Config.of(
+                                id,
+                                selector,
+                                path(),
+                                resource(),
+                                setting.prefix(),
+                                config.database().dataSource())
+                        .withUnfenced(config.unfenced())
                         .withBeforeEachWrite(freezer::holdIfFrozen),
                 events());
     }
@@ -35,18 +40,6 @@ final class LocalParticipant extends Participant {
     @Override
     String pauseKind() {
         return "worker frozen after its token, connection silent";
-    }
-
-    @Override
-    void pause() {
-        freezer.freeze();
-        silence();
-    }
-
-    @Override
-    void unpause() {
-        resume();
-        freezer.thaw();
     }
 
     @Override

@@ -9,7 +9,6 @@ import dev.leasehold.testkit.HistoryTable;
 import java.io.Closeable;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.apache.curator.framework.CuratorFramework;
@@ -36,7 +35,14 @@ final class Member implements Closeable {
          */
         void granted(long token, long session, long atNanos);
 
-        void acknowledged(long token, long seq);
+        /**
+         * A write was committed: its commit returned, or a read-back found it after a commit whose outcome was
+         * unknown.
+         *
+         * @param sentNanos  just before the write was sent
+         * @param ackedNanos once it was known to be committed
+         */
+        void acknowledged(long token, long seq, long sentNanos, long ackedNanos);
 
         void staleRejected(long token);
 
@@ -54,8 +60,8 @@ final class Member implements Closeable {
      * @param path            the election path
      * @param resource        the fenced resource it writes to
      * @param prefix          the table prefix: its writes land in {@link HistoryTable#name}
-     * @param unfenced        null to write through the gate; a data source to write without it (to show what the
-     *                        checker finds then)
+     * @param database        the database (where a write of unknown outcome is read back, and unfenced writes go)
+     * @param unfenced        write without the gate (to show what the checker finds then)
      * @param beforeEachWrite runs between the leadership check and each write: where the in-process campaign freezes
      *                        a worker to stand for a GC pause
      */
@@ -65,7 +71,8 @@ final class Member implements Closeable {
             String path,
             String resource,
             String prefix,
-            DataSource unfenced,
+            DataSource database,
+            boolean unfenced,
             Runnable beforeEachWrite) {
 
         Config {
@@ -75,28 +82,33 @@ final class Member implements Closeable {
             if (path == null || !path.startsWith("/")) {
                 throw new IllegalArgumentException("path must start with '/', was " + path);
             }
-            if (resource == null || resource.isEmpty() || prefix == null || beforeEachWrite == null) {
-                throw new IllegalArgumentException("resource, prefix and beforeEachWrite are required");
+            if (resource == null
+                    || resource.isEmpty()
+                    || prefix == null
+                    || database == null
+                    || beforeEachWrite == null) {
+                throw new IllegalArgumentException("resource, prefix, database and beforeEachWrite are required");
             }
         }
 
         /** A fenced member that writes at its own pace. */
-        static Config of(String id, boolean selector, String path, String resource, String prefix) {
-            return new Config(id, selector, path, resource, prefix, null, () -> {});
+        static Config of(
+                String id, boolean selector, String path, String resource, String prefix, DataSource database) {
+            return new Config(id, selector, path, resource, prefix, database, false, () -> {});
         }
 
         /** The child JVM's member, from its arguments. */
         static Config of(ChildArgs args, DataSource database) {
-            return of(args.id(), args.selector(), args.path(), args.resource(), args.prefix())
-                    .withUnfenced(args.fenced() ? null : database);
+            return of(args.id(), args.selector(), args.path(), args.resource(), args.prefix(), database)
+                    .withUnfenced(!args.fenced());
         }
 
-        Config withUnfenced(DataSource unfenced) {
-            return new Config(id, selector, path, resource, prefix, unfenced, beforeEachWrite);
+        Config withUnfenced(boolean unfenced) {
+            return new Config(id, selector, path, resource, prefix, database, unfenced, beforeEachWrite);
         }
 
         Config withBeforeEachWrite(Runnable beforeEachWrite) {
-            return new Config(id, selector, path, resource, prefix, unfenced, beforeEachWrite);
+            return new Config(id, selector, path, resource, prefix, database, unfenced, beforeEachWrite);
         }
     }
 
@@ -174,6 +186,7 @@ final class Member implements Closeable {
                         config.resource(),
                         config.prefix(),
                         gate,
+                        config.database(),
                         config.unfenced(),
                         config.beforeEachWrite(),
                         events)
@@ -195,14 +208,6 @@ final class Member implements Closeable {
         } catch (Exception ignored) {
             // closing is best effort: the campaign is over
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        for (Thread worker : workers) {
-            try {
-                worker.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
+        InJvmParticipant.joinAll(workers);
     }
 }

@@ -33,6 +33,8 @@ final class Nemesis {
     private Ensemble ensemble;
     private List<Participant> participants;
     private Observations observations;
+    /** The database's failovers, on a Patroni database; null otherwise. */
+    private Failovers failovers;
     /** The session timeout the ensemble negotiated (or the lease's duration): what partitions and pauses outlast. */
     private int sessionMs = ChaosCampaign.SESSION_MS;
     /** When the nemesis began: the origin of its timed lines. */
@@ -56,7 +58,7 @@ final class Nemesis {
     /** The kinds of the first {@code n} faults a campaign with this seed will inject. */
     List<Fault> planned(int n) {
         Random dice = dice(config.seed());
-        return IntStream.range(0, n).mapToObj(i -> Fault.pick(weights, dice)).toList();
+        return IntStream.range(0, n).mapToObj(i -> Fault.next(i, weights, dice)).toList();
     }
 
     /**
@@ -69,6 +71,10 @@ final class Nemesis {
         this.sessionMs = sessionMs;
         this.participants = participants;
         this.observations = observations;
+        this.failovers = config.database()
+                .patroniCluster()
+                .map(cluster -> new Failovers(cluster, participants, observations, sessionMs, this::say))
+                .orElse(null);
         started = System.nanoTime();
         long end = started + config.duration().toNanos();
         for (int count = 0; System.nanoTime() < end || count < config.minimumFaults(); count++) {
@@ -76,7 +82,7 @@ final class Nemesis {
             if (System.nanoTime() >= end && count >= config.minimumFaults()) {
                 break;
             }
-            inject(Fault.pick(weights, faultDice));
+            inject(Fault.next(count, weights, faultDice));
         }
         long stopped = System.nanoTime();
         heal();
@@ -90,6 +96,12 @@ final class Nemesis {
 
     int count() {
         return injected.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    /** How many times the database was failed over. */
+    int failovers() {
+        return injected.getOrDefault(Fault.FAILOVER.label(), 0)
+                + injected.getOrDefault(Fault.FAILOVER_AFTER_ADVANCE.label(), 0);
     }
 
     /** Each injected fault's count, e.g. {@code kill quorum leader 3, partition 5}. */
@@ -187,6 +199,14 @@ final class Nemesis {
                     s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname ="
                             + " current_database() AND pid <> pg_backend_pid()");
                 }
+            }
+            case FAILOVER -> {
+                count(fault.label());
+                failovers.failover();
+            }
+            case FAILOVER_AFTER_ADVANCE -> {
+                count(fault.label());
+                failovers.failoverAfterAdvance(pickLeader());
             }
             case RESTART_DATABASE -> {
                 count(fault.label());

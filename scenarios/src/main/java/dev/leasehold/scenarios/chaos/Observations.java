@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,8 +47,8 @@ final class Observations {
             }
 
             @Override
-            public void acknowledged(long token, long seq) {
-                Observations.this.acknowledged(participant, token, seq);
+            public void acknowledged(long token, long seq, long sentNanos, long ackedNanos) {
+                Observations.this.acknowledged(participant, token, seq, sentNanos, ackedNanos);
             }
 
             @Override
@@ -84,15 +85,16 @@ final class Observations {
                 if (belief.token() == token && belief.election().equals(election)) {
                     open.remove();
                     beliefs.add(new HistoryChecker.Belief(election, participant, token, belief.sinceNanos(), now));
+                    lock.notifyAll();
                     return;
                 }
             }
         }
     }
 
-    private void acknowledged(String participant, long token, long seq) {
+    private void acknowledged(String participant, long token, long seq, long sentNanos, long ackedNanos) {
         synchronized (lock) {
-            acks.add(new HistoryChecker.Ack(participant, token, seq));
+            acks.add(new HistoryChecker.Ack(participant, token, seq, sentNanos, ackedNanos));
             if (writtenWith.add(new GrantKey(participant, token))) {
                 lock.notifyAll();
             }
@@ -109,6 +111,7 @@ final class Observations {
                         belief.election(), participant, belief.token(), belief.sinceNanos(), now));
             }
             open.clear();
+            lock.notifyAll();
         }
     }
 
@@ -171,6 +174,46 @@ final class Observations {
                     .anyMatch(g -> g.election().equals(election)
                             && !g.participant().equals(victim)
                             && writtenWith.contains(new GrantKey(g.participant(), g.token()))))) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                TimeUnit.NANOSECONDS.timedWait(lock, left);
+            }
+        }
+    }
+
+    /**
+     * Waits, at most {@code timeout}, until in one of {@code elections} another participant than {@code victim} was
+     * granted after the first {@code grantsBefore} grants.
+     *
+     * @return that participant, or empty if none was granted in time
+     */
+    Optional<String> awaitGrantElsewhere(
+            Set<String> elections, String victim, int grantsBefore, long timeout, TimeUnit unit)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        synchronized (lock) {
+            while (true) {
+                Optional<String> successor = grants.subList(grantsBefore, grants.size()).stream()
+                        .filter(g -> elections.contains(g.election())
+                                && !g.participant().equals(victim))
+                        .map(HistoryChecker.Grant::participant)
+                        .findFirst();
+                long left = deadline - System.nanoTime();
+                if (successor.isPresent() || left <= 0) {
+                    return successor;
+                }
+                TimeUnit.NANOSECONDS.timedWait(lock, left);
+            }
+        }
+    }
+
+    /** Waits, at most {@code timeout}, until {@code participant} believes it leads in no election any more. */
+    void awaitNotLeading(String participant, long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        synchronized (lock) {
+            while (!openBeliefs.getOrDefault(participant, List.of()).isEmpty()) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return;

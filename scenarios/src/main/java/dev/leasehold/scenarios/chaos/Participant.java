@@ -85,6 +85,19 @@ abstract class Participant implements Closeable {
 
     abstract void expireOnClient() throws Exception;
 
+    /**
+     * Holds its leader work before its next write, nothing else: it keeps its leadership (a slow leader, not a
+     * paused one). For the failover that must let a paused old leader write first.
+     */
+    void holdWork() {
+        throw new UnsupportedOperationException("only a participant in this JVM can hold its work");
+    }
+
+    /** Lets the work {@link #holdWork()} held go on. */
+    void releaseWork() {
+        throw new UnsupportedOperationException("only a participant in this JVM can hold its work");
+    }
+
     void crashAndRestart() throws Exception {
         throw new UnsupportedOperationException("only a participant in its own JVM can be crashed");
     }

@@ -22,12 +22,11 @@ import org.apache.curator.framework.CuratorFramework;
  * partition, a worker of that partition writes through the gate. A pause freezes every worker of it after its
  * leadership check and silences its connection, so its partitions move and its workers' next writes come late.
  */
-final class PartitionParticipant extends Participant {
+final class PartitionParticipant extends InJvmParticipant {
 
     private final CuratorFramework client;
     private final FencedPartitions partitions;
     private final FenceGate gate;
-    private final Freezer freezer = new Freezer();
     private final List<Thread> workers = new CopyOnWriteArrayList<>();
     /** Per partition: set when its current grant here is lost; each grant's worker watches its own flag. */
     private final Map<Integer, AtomicBoolean> lost = new ConcurrentHashMap<>();
@@ -78,7 +77,8 @@ final class PartitionParticipant extends Participant {
                     ChaosCampaign.RESOURCE + election,
                     setting.prefix(),
                     gate,
-                    config.unfenced() ? config.database().dataSource() : null,
+                    config.database().dataSource(),
+                    config.unfenced(),
                     freezer::holdIfFrozen,
                     events);
             Thread worker = new Thread(
@@ -123,18 +123,6 @@ final class PartitionParticipant extends Participant {
     }
 
     @Override
-    void pause() {
-        freezer.freeze();
-        silence();
-    }
-
-    @Override
-    void unpause() {
-        resume();
-        freezer.thaw();
-    }
-
-    @Override
     void expireOnClient() throws Exception {
         client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
     }
@@ -144,15 +132,7 @@ final class PartitionParticipant extends Participant {
         closing = true;
         unpause();
         partitions.close();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        for (Thread worker : workers) {
-            try {
-                worker.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
+        joinAll(workers);
         client.close();
         endAllBeliefs();
         closeProxies();
