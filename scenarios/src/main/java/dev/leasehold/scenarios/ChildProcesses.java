@@ -4,6 +4,7 @@ import dev.leasehold.testkit.ChildJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -67,6 +68,17 @@ final class ChildProcesses {
 
     /** Sends {@code signal} ({@code -STOP}, {@code -CONT}) to the child {@code child}. */
     void signal(String signal, String child) throws IOException, InterruptedException {
+        ChildJvm.signal(signal, process(child));
+    }
+
+    /** Writes {@code command} as one line to the stdin of the child {@code child}. */
+    void tell(String child, String command) throws IOException {
+        OutputStream in = process(child).getOutputStream();
+        in.write((command + "\n").getBytes(StandardCharsets.UTF_8));
+        in.flush();
+    }
+
+    private Process process(String child) {
         Process process;
         synchronized (processes) {
             process = processes.get(child);
@@ -74,7 +86,7 @@ final class ChildProcesses {
         if (process == null) {
             throw new IllegalArgumentException("no child called " + child);
         }
-        ChildJvm.signal(signal, process);
+        return process;
     }
 
     /** Kills every child, then waits (at most 10 s each) until it is gone; the run's teardown. */

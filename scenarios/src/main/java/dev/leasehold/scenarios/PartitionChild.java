@@ -10,6 +10,9 @@ import dev.leasehold.store.StaleTokenException;
 import dev.leasehold.testkit.HistoryTable;
 import dev.leasehold.testkit.SimpleDataSource;
 import dev.leasehold.testkit.TcpProxy;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -19,7 +22,6 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.apache.curator.framework.CuratorFramework;
@@ -38,8 +40,12 @@ import org.apache.zookeeper.CreateMode;
  * member list (every instance watches the list), charges written straight to the table.
  *
  * <p>Reports on stdout: {@code JOINED pid}, {@code ACQUIRED p token}, {@code LOST p token cause}, {@code CHARGED p
- * token period}, {@code REJECTED p token highest}, {@code RETRY p text} (a retryable advance or write, retried). Arguments: {@link ChildArgs} (the resource is the prefix of the
- * partitions' resources).
+ * token period}, {@code REJECTED p token highest}, {@code RETRY p text} (a retryable advance or write, retried),
+ * {@code QUIET} (see below). Arguments: {@link ChildArgs} (the resource is the prefix of the partitions' resources).
+ *
+ * <p>Reads commands on stdin: {@code QUIESCE} (hold new database transactions back, wait until none is in flight,
+ * then say {@code QUIET}: the scenario stops it between transactions where the database cannot end an idle one) and
+ * {@code RESUME}; it exits when stdin closes (the scenario's JVM is gone).
  */
 public final class PartitionChild {
 
@@ -48,6 +54,7 @@ public final class PartitionChild {
     private final DataSource ds;
     private final FenceGate gate;
     private final Map<Integer, AtomicBoolean> running = new ConcurrentHashMap<>();
+    private final Quiescence quiescence = new Quiescence();
 
     private PartitionChild(ChildArgs args) {
         this.args = args;
@@ -68,7 +75,25 @@ public final class PartitionChild {
             child.rendezvous(client);
         }
         child.say("JOINED " + ProcessHandle.current().pid());
-        new CountDownLatch(1).await(); // runs until the scenario kills it
+        child.obey();
+        System.exit(0); // stdin closed: the scenario's JVM is gone
+    }
+
+    /** The scenario's commands on stdin, until it closes: {@code QUIESCE} (answered {@code QUIET}), {@code RESUME}. */
+    private void obey() throws IOException {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            String command;
+            while ((command = in.readLine()) != null) {
+                switch (command) {
+                    case "QUIESCE" -> {
+                        quiescence.quiesce();
+                        say("QUIET");
+                    }
+                    case "RESUME" -> quiescence.resume();
+                    default -> say("UNKNOWN command " + command);
+                }
+            }
+        }
     }
 
     private void fenced(CuratorFramework client) throws Exception {
@@ -141,25 +166,14 @@ public final class PartitionChild {
         String resource = PartitionedBillingScenario.resource(args.resource(), partition);
         try {
             if (args.fenced()) {
-                RetryingGate.advance(gate, resource, token, text -> say("RETRY " + partition + " " + text));
+                quiescence.transaction(() -> RetryingGate.advance(gate, resource, token, retries(partition)));
             }
             long period = lastPeriod(resource);
             while (flag.get()) {
                 Thread.sleep(250); // the pace of billing; a kill -STOP freezes the process anywhere, here too
                 period++;
                 HistoryTable.Write row = new HistoryTable.Write(resource, args.id(), token, period, 0);
-                if (args.fenced()) {
-                    RetryingGate.write(
-                            gate,
-                            resource,
-                            token,
-                            tx -> HistoryTable.insert(tx, args.prefix(), row),
-                            text -> say("RETRY " + partition + " " + text));
-                } else {
-                    try (Connection c = ds.getConnection()) {
-                        HistoryTable.insert(c, args.prefix(), row);
-                    }
-                }
+                quiescence.transaction(() -> charge(resource, token, row, partition));
                 say("CHARGED " + partition + " " + token + " " + period);
             }
         } catch (StaleTokenException e) {
@@ -169,6 +183,22 @@ public final class PartitionChild {
         } catch (Exception e) {
             say("FAILED " + String.valueOf(e.getMessage()).replace('\n', ' '));
         }
+    }
+
+    private void charge(String resource, long token, HistoryTable.Write row, int partition)
+            throws SQLException, InterruptedException {
+        if (args.fenced()) {
+            RetryingGate.write(
+                    gate, resource, token, tx -> HistoryTable.insert(tx, args.prefix(), row), retries(partition));
+        } else {
+            try (Connection c = ds.getConnection()) {
+                HistoryTable.insert(c, args.prefix(), row);
+            }
+        }
+    }
+
+    private RetryingGate.OnRetry retries(int partition) {
+        return text -> say("RETRY " + partition + " " + text);
     }
 
     private long lastPeriod(String resource) throws SQLException {

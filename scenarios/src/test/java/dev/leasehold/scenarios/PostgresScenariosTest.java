@@ -51,6 +51,7 @@ class PostgresScenariosTest {
                     .contains("verdict: customers charged exactly once at the provider: c1, c2, c3, c4, c5, c6")
                     .contains("verdict: customers charged twice at the provider: c2")
                     .contains("verdict: customer periods charged twice: 0")
+                    .contains("kill -STOP: frozen at an arbitrary moment, while owning partitions")
                     .contains("every broken run reproduced its incident and every Leasehold run held");
         }
     }

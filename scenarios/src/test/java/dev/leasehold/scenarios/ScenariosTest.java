@@ -139,7 +139,8 @@ class ScenariosTest {
         Program program = run("partitioned-billing");
         assertThat(program.out())
                 .as(program.all())
-                .contains("kill -STOP: frozen while owning partitions")
+                .contains("kill -STOP: frozen between transactions: H2 cannot end an idle transaction, while owning"
+                        + " partitions")
                 .containsPattern("verdict: customer periods charged twice: [1-9]")
                 .containsPattern("verdict: late charges refused, partition by partition: \\[\\d+(, \\d+)*\\]")
                 .contains("verdict: customer periods charged twice: 0")
