@@ -10,6 +10,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.SpringBootConfiguration;
@@ -32,6 +33,12 @@ import org.springframework.integration.leader.DefaultCandidate;
 class ZookeeperStartupTest {
 
     private static final BlockingQueue<Context> GRANTS = new LinkedBlockingQueue<>();
+
+    /** Each test counts its own context's grants: another test's (closed) context may have been granted before. */
+    @BeforeEach
+    void forgetEarlierGrants() {
+        GRANTS.clear();
+    }
 
     /** A minimal application: one candidate, the starter, nothing else. */
     @SpringBootConfiguration(proxyBeanMethods = false)
