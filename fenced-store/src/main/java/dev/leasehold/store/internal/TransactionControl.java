@@ -3,6 +3,7 @@ package dev.leasehold.store.internal;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Reads SQL text that a fenced work sends through its guarded connection, and finds the statements that would end
@@ -55,35 +56,24 @@ public final class TransactionControl {
      * @param ddlCommits whether DDL commits by itself on this database (H2, MariaDB, MySQL)
      */
     public static Optional<String> find(String sql, boolean ddlCommits) {
-        if (sql == null) {
+        String[] words = firstPiece(sql, w -> endsTransaction(w, ddlCommits));
+        if (words == null) {
             return Optional.empty();
         }
-        int start = 0;
-        while (start <= sql.length()) {
-            int end = sql.indexOf(';', start);
-            if (end < 0) {
-                end = sql.length();
-            }
-            String[] words = firstWords(sql, start, end);
-            start = end + 1;
-            if (words.length == 0) {
-                continue;
-            }
-            String first = words[0];
-            String second = words.length > 1 ? words[1] : "";
-            String third = words.length > 2 ? words[2] : "";
-            boolean toSavepoint = first.equals("ROLLBACK")
-                    && (second.equals("TO")
-                            || (second.equals("WORK") || second.equals("TRANSACTION")) && third.equals("TO"));
-            boolean refused = ANYWHERE.contains(first) && !toSavepoint
-                    || first.equals("PREPARE") && second.equals("TRANSACTION")
-                    || first.equals("SET") && second.equals("AUTOCOMMIT")
-                    || ddlCommits && IMPLICIT_COMMIT.contains(first);
-            if (refused) {
-                return Optional.of((first + " " + second).trim());
-            }
-        }
-        return Optional.empty();
+        return Optional.of((words[0] + " " + (words.length > 1 ? words[1] : "")).trim());
+    }
+
+    private static boolean endsTransaction(String[] words, boolean ddlCommits) {
+        String first = words[0];
+        String second = words.length > 1 ? words[1] : "";
+        String third = words.length > 2 ? words[2] : "";
+        boolean toSavepoint = first.equals("ROLLBACK")
+                && (second.equals("TO")
+                        || (second.equals("WORK") || second.equals("TRANSACTION")) && third.equals("TO"));
+        return ANYWHERE.contains(first) && !toSavepoint
+                || first.equals("PREPARE") && second.equals("TRANSACTION")
+                || first.equals("SET") && second.equals("AUTOCOMMIT")
+                || ddlCommits && IMPLICIT_COMMIT.contains(first);
     }
 
     /**
@@ -94,10 +84,17 @@ public final class TransactionControl {
      * {@code ;} like {@link #find}; empty pieces are skipped; null or blank is not plain DML.
      */
     public static boolean plainDml(String sql) {
+        return firstPiece(sql, w -> !DML.contains(w[0])) == null && firstPiece(sql, w -> true) != null;
+    }
+
+    /**
+     * The first words of the first piece of {@code sql} (cut at every {@code ;}, empty pieces skipped) that {@code
+     * match} accepts, or null (also for null SQL).
+     */
+    private static String[] firstPiece(String sql, Predicate<String[]> match) {
         if (sql == null) {
-            return false;
+            return null;
         }
-        boolean any = false;
         int start = 0;
         while (start <= sql.length()) {
             int end = sql.indexOf(';', start);
@@ -106,15 +103,11 @@ public final class TransactionControl {
             }
             String[] words = firstWords(sql, start, end);
             start = end + 1;
-            if (words.length == 0) {
-                continue;
+            if (words.length > 0 && match.test(words)) {
+                return words;
             }
-            if (!DML.contains(words[0])) {
-                return false;
-            }
-            any = true;
         }
-        return any;
+        return null;
     }
 
     /** Up to three upper-case words at the start of {@code sql[from, to)}, after blanks, parentheses and comments. */
