@@ -3,15 +3,9 @@ package dev.leasehold.scenarios;
 import dev.leasehold.testkit.ChaosDatabase;
 import dev.leasehold.testkit.NotRoot;
 import dev.leasehold.testkit.Patroni;
-import dev.leasehold.testkit.PatroniCluster;
-import dev.leasehold.testkit.PatroniConfig;
-import java.io.IOException;
+import dev.leasehold.testkit.StandalonePatroni;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
-import org.apache.curator.test.TestingServer;
+import java.io.UncheckedIOException;
 
 /**
  * {@code chaos --patroni} and {@code --patroni-async}'s store: a Patroni cluster of two PostgreSQL 15 members with a
@@ -20,14 +14,10 @@ import org.apache.curator.test.TestingServer;
  */
 final class PatroniStore implements AutoCloseable {
 
-    private final Path directory;
-    private final TestingServer zookeeper;
-    private final PatroniCluster cluster;
+    private final StandalonePatroni patroni;
 
-    private PatroniStore(Path directory, TestingServer zookeeper, PatroniCluster cluster) {
-        this.directory = directory;
-        this.zookeeper = zookeeper;
-        this.cluster = cluster;
+    private PatroniStore(StandalonePatroni patroni) {
+        this.patroni = patroni;
     }
 
     /**
@@ -43,57 +33,29 @@ final class PatroniStore implements AutoCloseable {
             throw new EnvException(
                     option + ": Patroni and PostgreSQL refuse to run as root: run chaos as an unprivileged user", null);
         }
-        Path directory = null;
-        TestingServer zookeeper = null;
         try {
-            directory = Files.createTempDirectory("leasehold-chaos-patroni-");
-            zookeeper = new TestingServer();
             long from = System.nanoTime();
-            PatroniCluster cluster =
-                    PatroniCluster.start(new PatroniConfig(zookeeper.getConnectString(), 2, synchronous, directory));
+            StandalonePatroni patroni = StandalonePatroni.start(synchronous, "leasehold-chaos-patroni-");
             out.printf(
                     "  Patroni cluster of 2 PostgreSQL 15 members (%s) up in %.1f s, its DCS a ZooKeeper of its own%n",
                     synchronous ? "synchronous_mode strict" : "asynchronous", (System.nanoTime() - from) / 1e9);
-            return new PatroniStore(directory, zookeeper, cluster);
+            return new PatroniStore(patroni);
         } catch (Exception e) {
-            closeQuietly(zookeeper);
-            delete(directory);
             throw new EnvException(option + ": the Patroni cluster did not start: " + e.getMessage(), e);
         }
     }
 
     /** @return the campaign's database: the cluster's primary of the moment */
     ChaosDatabase database() {
-        return ChaosDatabase.patroni(cluster);
+        return ChaosDatabase.patroni(patroni.cluster());
     }
 
     @Override
     public void close() {
-        cluster.close();
-        closeQuietly(zookeeper);
-        delete(directory);
-    }
-
-    private static void closeQuietly(TestingServer zookeeper) {
-        if (zookeeper == null) {
-            return;
-        }
         try {
-            zookeeper.close();
-        } catch (IOException e) {
+            patroni.close();
+        } catch (UncheckedIOException e) {
             // the campaign is over; a temporary server
-        }
-    }
-
-    private static void delete(Path directory) {
-        if (directory == null) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(directory)) {
-            paths.sorted(Comparator.reverseOrder())
-                    .forEach(path -> path.toFile().delete());
-        } catch (IOException e) {
-            // a temporary directory: left behind if it cannot be read
         }
     }
 }

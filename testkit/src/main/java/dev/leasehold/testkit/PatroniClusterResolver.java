@@ -1,12 +1,5 @@
 package dev.leasehold.testkit;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -35,14 +28,15 @@ public final class PatroniClusterResolver implements ParameterResolver, AfterAll
         WithPatroni settings = classContext.getRequiredTestClass().getAnnotation(WithPatroni.class);
         boolean synchronous = settings != null && settings.synchronous();
         return store(classContext)
-                .getOrComputeIfAbsent(Shared.class, key -> Shared.start(synchronous), Shared.class)
-                .cluster;
+                .getOrComputeIfAbsent(StandalonePatroni.class, key -> start(synchronous), StandalonePatroni.class)
+                .cluster();
     }
 
     /** Stops the class's cluster, if a parameter started one. */
     @Override
     public void afterAll(ExtensionContext context) {
-        Shared shared = store(classContext(context)).remove(Shared.class, Shared.class);
+        StandalonePatroni shared =
+                store(classContext(context)).remove(StandalonePatroni.class, StandalonePatroni.class);
         if (shared != null) {
             shared.close();
         }
@@ -62,62 +56,11 @@ public final class PatroniClusterResolver implements ParameterResolver, AfterAll
                 ExtensionContext.Namespace.create(PatroniClusterResolver.class, classContext.getRequiredTestClass()));
     }
 
-    /** The class's cluster and its DCS; closed by JUnit with the class's store. */
-    private static final class Shared implements AutoCloseable {
-        private final Path directory;
-        private final TestingServer zookeeper;
-        private final PatroniCluster cluster;
-
-        private Shared(Path directory, TestingServer zookeeper, PatroniCluster cluster) {
-            this.directory = directory;
-            this.zookeeper = zookeeper;
-            this.cluster = cluster;
-        }
-
-        static Shared start(boolean synchronous) {
-            Path directory = null;
-            TestingServer zookeeper = null;
-            try {
-                directory = Files.createTempDirectory("leasehold-patroni-test-");
-                zookeeper = new TestingServer();
-                PatroniCluster cluster = PatroniCluster.start(
-                        new PatroniConfig(zookeeper.getConnectString(), 2, synchronous, directory));
-                return new Shared(directory, zookeeper, cluster);
-            } catch (Exception e) {
-                close(zookeeper);
-                delete(directory);
-                throw new IllegalStateException("the test class's Patroni cluster did not start: " + e.getMessage(), e);
-            }
-        }
-
-        @Override
-        public void close() {
-            cluster.close();
-            close(zookeeper);
-            delete(directory);
-        }
-
-        private static void close(TestingServer zookeeper) {
-            if (zookeeper == null) {
-                return;
-            }
-            try {
-                zookeeper.close();
-            } catch (IOException e) {
-                throw new UncheckedIOException("closing the Patroni cluster's ZooKeeper", e);
-            }
-        }
-
-        private static void delete(Path directory) {
-            if (directory == null) {
-                return;
-            }
-            try (Stream<Path> paths = Files.walk(directory)) {
-                paths.sorted(Comparator.reverseOrder())
-                        .forEach(path -> path.toFile().delete());
-            } catch (IOException e) {
-                // a temporary directory: left behind if it cannot be read
-            }
+    private static StandalonePatroni start(boolean synchronous) {
+        try {
+            return StandalonePatroni.start(synchronous, "leasehold-patroni-test-");
+        } catch (Exception e) {
+            throw new IllegalStateException("the test class's Patroni cluster did not start: " + e.getMessage(), e);
         }
     }
 }
