@@ -92,9 +92,13 @@ import org.slf4j.LoggerFactory;
  * none: the settings' two SETs carry the auto-commit switches a plain JDBC transaction sends anyway, and the second
  * one also commits (four statements for a plain insert either way). The gate's other framing: it makes sure your
  * work did not end its transaction (issue 21) with a statement before the work and one before the commit, on
- * MariaDB and MySQL only if your work sent
- * anything but plain DML ({@code SELECT}, {@code INSERT}, {@code UPDATE}, {@code DELETE}, {@code REPLACE},
- * {@code WITH}, which cannot end a transaction there) or read a result set. {@link #update} sends the check, one
+ * PostgreSQL, MariaDB and MySQL only if your work sent anything but plain DML ({@code SELECT}, {@code INSERT},
+ * {@code UPDATE}, {@code DELETE}, {@code REPLACE}, {@code WITH}, which cannot end a transaction there: functions and
+ * triggers may not commit) or read a result set. If a statement of such a work failed and the work went on, the gate
+ * makes sure the failure did not end or abort its transaction before it commits: a deadlock, serialization failure,
+ * lock timeout or lost connection (which may roll the whole transaction back, the check's lock included) is a
+ * retryable {@link StoreException}, and on PostgreSQL, where any failure aborts the transaction until your work rolls
+ * back to a savepoint of its own, one statement asks whether it is still usable; in both cases nothing is kept. {@link #update} sends the check, one
  * statement of yours and the commit together: on PostgreSQL in ONE round trip, one fewer than a plain
  * {@code BEGIN; statement; COMMIT} through JDBC. Cheapest of all: carry the token in your own row ({@code UPDATE t
  * SET ..., token = :t WHERE id = :id AND token <= :t}), which costs nothing over a plain UPDATE, if every writer of

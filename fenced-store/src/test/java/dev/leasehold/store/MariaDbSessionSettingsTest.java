@@ -14,6 +14,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,10 +37,11 @@ class MariaDbSessionSettingsTest {
 
     private Connection physical;
     private DataSource one;
+    private DataSource database;
 
     @BeforeAll
     void connect() throws SQLException {
-        DataSource database = MariaDb.freshDatabase("session_settings");
+        database = MariaDb.freshDatabase("session_settings");
         FencedSchema.install(database);
         physical = database.getConnection();
         try (Statement s = physical.createStatement()) {
@@ -198,6 +204,87 @@ class MariaDbSessionSettingsTest {
                 .hasMessageContaining("the work's SQL ended the gate's transaction");
         assertThat(notes()).doesNotContain("after the call");
         assertThat(session()).isEqualTo(lent);
+    }
+
+    /**
+     * InnoDB rolls back the whole transaction of a deadlock's victim, the fence check's shared lock included, and the
+     * work's next statement starts a new transaction without it. A work of plain DML is not marked (issue 24), so a
+     * work that swallowed the deadlock and went on had that new transaction committed as a fenced write, its first
+     * half lost and its second half written outside the fence. Now nothing is kept, and the error is retryable.
+     */
+    @Test
+    void aDeadlockTheWorkSwallowedKeepsNothingAndIsRetryable() throws Exception {
+        try (Statement s = physical.createStatement()) {
+            s.execute("DELETE FROM entries");
+            s.execute("CREATE TABLE IF NOT EXISTS pair (name CHAR(1) PRIMARY KEY, n INT NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS ballast (id INT PRIMARY KEY)");
+            s.execute("DELETE FROM pair");
+            s.execute("DELETE FROM ballast");
+            s.execute("INSERT INTO pair VALUES ('a', 0), ('b', 0)");
+        }
+        FenceGate gate = new FenceGate(one);
+        gate.advance("deadlocked", 8);
+        CountDownLatch otherHoldsB = new CountDownLatch(1);
+        CountDownLatch otherMayWaitForA = new CountDownLatch(1);
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> other = executor.submit(() -> {
+                try (Connection c = database.getConnection();
+                        Statement s = c.createStatement()) {
+                    c.setAutoCommit(false);
+                    for (int i = 0; i < 20; i++) { // the heavier transaction: InnoDB chooses the work as the victim
+                        s.execute("INSERT INTO ballast VALUES (" + i + ")");
+                    }
+                    s.execute("UPDATE pair SET n = n + 1 WHERE name = 'b'");
+                    otherHoldsB.countDown();
+                    await(otherMayWaitForA);
+                    s.execute("UPDATE pair SET n = n + 1 WHERE name = 'a'"); // waits for the work
+                    c.rollback();
+                }
+                return null;
+            });
+            await(otherHoldsB);
+            SQLException[] swallowed = new SQLException[1];
+            assertThatThrownBy(() -> gate.write("deadlocked", 8, tx -> {
+                        insert(tx, "before the deadlock");
+                        bump(tx, "a");
+                        otherMayWaitForA.countDown();
+                        try (Connection observer = database.getConnection()) {
+                            while (MariaDb.waitingOnLocks(observer) < 1 && !other.isDone()) {
+                                // polls the server: there is no event for "another session waits on my lock"
+                            }
+                        }
+                        try {
+                            bump(tx, "b");
+                        } catch (SQLException deadlock) {
+                            swallowed[0] = deadlock; // a work that logs the failure and goes on
+                        }
+                        insert(tx, "after the deadlock");
+                    }))
+                    .isInstanceOfSatisfying(
+                            StoreException.class, e -> assertThat(e.retryable()).isTrue())
+                    .hasMessageContaining("nothing of the work was kept");
+            assertThat(swallowed[0] == null ? 0 : swallowed[0].getErrorCode())
+                    .as("InnoDB chose the work as the deadlock's victim (error 1213)")
+                    .isEqualTo(1213);
+            other.get(30, TimeUnit.SECONDS);
+        } finally {
+            executor.shutdownNow();
+        }
+        assertThat(notes()).isEmpty();
+    }
+
+    private static void bump(Connection tx, String name) throws SQLException {
+        try (PreparedStatement p = tx.prepareStatement("UPDATE pair SET n = n + 1 WHERE name = ?")) {
+            p.setString(1, name);
+            p.executeUpdate();
+        }
+    }
+
+    private static void await(CountDownLatch latch) throws InterruptedException {
+        if (!latch.await(30, TimeUnit.SECONDS)) {
+            throw new AssertionError("latch not released within 30 s");
+        }
     }
 
     private static void insert(Connection tx, String note) throws SQLException {

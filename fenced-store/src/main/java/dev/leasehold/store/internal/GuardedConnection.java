@@ -68,6 +68,7 @@ public final class GuardedConnection implements InvocationHandler {
 
     private volatile String refused;
     private volatile boolean over;
+    private volatile SQLException failure;
 
     /**
      * A guard on the gate's transaction on {@code target}; DDL is refused too where it commits by itself.
@@ -89,6 +90,26 @@ public final class GuardedConnection implements InvocationHandler {
     /** Whether the lazy {@link Mark} was taken. */
     public boolean marked() {
         return marked;
+    }
+
+    /**
+     * The first failure of a call the work made through this connection or its statements, preferring one that may
+     * have ended the whole transaction ({@link SqlStates.Kind#retryable()}: a deadlock, serialization failure, lock
+     * timeout or lost connection), or null. A work may catch a failure and go on; the gate reads this before it
+     * commits a transaction it did not mark.
+     */
+    public SQLException failure() {
+        return failure;
+    }
+
+    private Throwable failed(Throwable cause) {
+        if (cause instanceof SQLException sql
+                && (failure == null
+                        || !SqlStates.of(failure).retryable()
+                                && SqlStates.of(sql).retryable())) {
+            failure = sql;
+        }
+        return cause;
     }
 
     /** What the lazy {@link Mark} answered, if {@link #marked()}. */
@@ -180,7 +201,7 @@ public final class GuardedConnection implements InvocationHandler {
         try {
             result = method.invoke(target, args);
         } catch (InvocationTargetException e) {
-            throw e.getCause();
+            throw failed(e.getCause());
         }
         if (result instanceof Statement statement) {
             return guard(statement, method.getReturnType());
@@ -239,7 +260,7 @@ public final class GuardedConnection implements InvocationHandler {
                     try {
                         return method.invoke(statement, args);
                     } catch (InvocationTargetException e) {
-                        throw e.getCause();
+                        throw failed(e.getCause());
                     }
                 });
     }

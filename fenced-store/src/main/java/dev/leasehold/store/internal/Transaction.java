@@ -125,7 +125,8 @@ final class Transaction {
                         throw e;
                     }
                     StoreException ended = lazy && !guarded.marked()
-                            ? null // plain DML only, never past the guard: it cannot have ended the transaction
+                            // plain DML only, never past the guard: only a failure can have ended the transaction
+                            ? afterFailure(operation, connection, settings, guarded.failure())
                             : stillOurs(operation, connection, settings, lazy ? guarded.mark() : marked);
                     if (ended != null) {
                         over = rollback(connection, ended);
@@ -144,6 +145,10 @@ final class Transaction {
                     over = rollback(connection, e);
                     if (SqlStates.sharedServerStatement(e)) {
                         throw failure(operation, e); // the COMMIT's Parse failed: it never ran
+                    }
+                    if (SqlStates.of(e) == SqlStates.Kind.IDLE_TIMEOUT) {
+                        // the server ended the idle session before it read the COMMIT: everything was rolled back
+                        throw failure(operation, e);
                     }
                     throw new CommitOutcomeUnknownException(operation, e);
                 }
@@ -213,6 +218,44 @@ final class Transaction {
             };
         }
         return java.util.Objects.equals(marked, now) ? null : ended(operation, null);
+    }
+
+    /**
+     * Null if the unmarked transaction is still whole; else the refusal. A work of plain DML may have caught a failed
+     * statement and gone on: a deadlock, serialization failure, lock timeout or lost connection may have rolled the
+     * whole transaction back (InnoDB does, for a deadlock) and released the fence's lock, so that what the work did after
+     * it ran in a new transaction; on PostgreSQL any failure aborts the transaction ({@link TxDialect#abortedProbe()}).
+     */
+    private static StoreException afterFailure(
+            String operation, Connection connection, TxDialect settings, SQLException failure) {
+        if (failure == null) {
+            return null;
+        }
+        if (SqlStates.of(failure).retryable()) {
+            return new StoreException(
+                    operation + " failed: a statement of the work failed and the work went on, but this failure may"
+                            + " have rolled back the whole transaction, fence check included; nothing of the work was"
+                            + " kept (retryable): " + failure.getMessage() + " (SQLState " + failure.getSQLState()
+                            + ")",
+                    failure,
+                    true);
+        }
+        if (settings.abortedProbe().isEmpty()) {
+            return null; // the failed statement undid only itself
+        }
+        try {
+            identity(connection, settings.abortedProbe().get());
+            return null; // the work rolled back to a savepoint of its own after the failure
+        } catch (SQLException aborted) {
+            aborted.addSuppressed(failure);
+            return new StoreException(
+                    operation + " failed: a statement of the work failed and the work went on, but the failure"
+                            + " aborted the transaction, so nothing of the work was kept (to go on after a failed"
+                            + " statement, roll back to a savepoint of the work's own): " + failure.getMessage()
+                            + " (SQLState " + failure.getSQLState() + ")",
+                    aborted,
+                    SqlStates.of(aborted).retryable());
+        }
     }
 
     private static StoreException ended(String operation, SQLException cause) {

@@ -78,8 +78,9 @@ public final class TransactionControl {
 
     /**
      * Whether every statement in {@code sql} is plain DML: its first word is {@code SELECT}, {@code INSERT},
-     * {@code UPDATE}, {@code DELETE}, {@code REPLACE} or {@code WITH}. On MariaDB and MySQL such a statement cannot end
-     * the transaction, not even through a stored function or trigger it fires (those may not commit: error 1422), so
+     * {@code UPDATE}, {@code DELETE}, {@code REPLACE} or {@code WITH}. On PostgreSQL, MariaDB and MySQL such a statement
+     * cannot end the transaction, not even through a function or trigger it fires (those may not commit: PostgreSQL's
+     * "invalid transaction termination", MariaDB's error 1422), so
      * the gate need not mark its transaction before it ({@link TxDialect#dmlKeepsTransaction()}). Cut at every
      * {@code ;} like {@link #find}; empty pieces are skipped; null or blank is not plain DML.
      */

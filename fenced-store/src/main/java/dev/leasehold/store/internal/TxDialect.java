@@ -100,12 +100,22 @@ public abstract class TxDialect {
 
     /**
      * Whether plain DML ({@link TransactionControl#plainDml}) can never end the transaction, not even through a
-     * function or trigger it fires (MariaDB and MySQL: those may not commit). Then the gate marks its transaction
+     * function or trigger it fires (PostgreSQL, MariaDB and MySQL: those may not commit). Then the gate marks its transaction
      * ({@link #markTransaction()}) only once a fenced work sends anything else, or reaches past the guard (issue 24):
      * a work of plain DML costs no mark and no verify.
      */
     public boolean dmlKeepsTransaction() {
         return false;
+    }
+
+    /**
+     * A statement that fails if a failed statement of the work aborted the transaction (PostgreSQL: every failure does,
+     * until the work rolls back to a savepoint of its own; the COMMIT of an aborted transaction only rolls it back, and
+     * PgJDBC reports no error for it), or empty where a failed statement undoes only itself. Run before the commit of a
+     * transaction that was not marked ({@link #dmlKeepsTransaction()}) when a statement of the work failed.
+     */
+    public Optional<String> abortedProbe() {
+        return Optional.empty();
     }
 
     /** Whether several statements can travel in one round trip ("a; b" in one PreparedStatement). */

@@ -86,4 +86,22 @@ final class PostgresTx extends TxDialect {
     public String verifyTransaction() {
         return markTransaction();
     }
+
+    /**
+     * Functions and triggers cannot end the transaction here: inside a transaction block (which JDBC with auto-commit
+     * off always is) a COMMIT or ROLLBACK from PL/pgSQL fails with "invalid transaction termination" (2D000), and a
+     * function may not run one at all. So plain DML keeps the transaction, and a work of plain DML costs no mark and
+     * no verify: three round trips (the framing with the check, the work, the COMMIT) against a plain transaction's
+     * two.
+     */
+    @Override
+    public boolean dmlKeepsTransaction() {
+        return true;
+    }
+
+    /** Fails with 25P02 ("current transaction is aborted") after a failed statement the work did not roll back. */
+    @Override
+    public Optional<String> abortedProbe() {
+        return Optional.of("SELECT 1");
+    }
 }
