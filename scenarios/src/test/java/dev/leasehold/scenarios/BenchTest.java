@@ -84,6 +84,13 @@ class BenchTest {
                     .as(table)
                     .containsPattern("\\| FenceGate.write, one resource \\(" + Pattern.quote(db)
                             + "[^|]*, 8 threads\\) \\|[^\\n]*\\| \\d+\\.\\d+ \\| (met|MISSED): >= 0\\.(90|60) \\|");
+            for (String threads : List.of("1 thread)", "8 threads)")) { // the most the gate could reach, by hand
+                assertThat(table)
+                        .as(table)
+                        .containsPattern("\\| raw JDBC: plain transaction \\+ the gate's check, one resource \\("
+                                + Pattern.quote(db) + "[^|]*" + Pattern.quote(threads)
+                                + " \\|[^\\n]*\\| \\d+\\.\\d+ \\|");
+            }
         }
         for (int workers : new int[] {1, 4, 8}) {
             String where = " \\(PostgreSQL [^|]*, " + workers + " workers?, \\d+ items\\) \\| ";

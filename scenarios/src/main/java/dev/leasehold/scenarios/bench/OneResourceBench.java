@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * fenced-write, one resource: the case users have (issue 24). One leader, several threads, every write through ONE
  * resource with the leader's one token: a billing leader charging customers under "billing-2026-11". Each transaction
  * inserts a row of its own into a table (no shared business row), so any waiting between the threads is the gate's.
- * Compared side by side with a plain JDBC transaction doing the same insert.
+ * Compared side by side with a plain JDBC transaction doing the same insert; at 1 and 8 threads also the plain
+ * transaction plus the gate's check by hand (no gate code), the most a fenced write could reach.
  */
 final class OneResourceBench {
 
@@ -28,6 +29,24 @@ final class OneResourceBench {
     /** The goal of a ratio against the plain transaction, per database (issue 24). */
     private static double goal(DatabaseBench.Db db) {
         return db.postgres() ? 0.90 : db.mariaDb() ? 0.85 : 0.60;
+    }
+
+    /**
+     * The check a gate makes for a token it has seen pass, as raw JDBC: what a fenced write cannot do without, so the
+     * ratio of plain transaction + check is the most {@code FenceGate.write} could reach on this database. PostgreSQL:
+     * the framing and the shared check in one round trip; MariaDB/MySQL: the shared check; H2, which has no shared row
+     * lock: the exclusive check (an UPDATE that passes only if the mark equals the token).
+     */
+    private static String floorCheck(DatabaseBench.Db db, String fence) {
+        if (db.postgres()) {
+            return "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = 5000; WITH passed AS"
+                    + " (SELECT 1 FROM " + fence + " WHERE resource = ? AND token = ? FOR SHARE)"
+                    + " SELECT 1 / COUNT(*) FROM passed";
+        }
+        if (db.mariaDb()) {
+            return "SELECT token FROM " + fence + " WHERE resource = ? AND token = ? LOCK IN SHARE MODE";
+        }
+        return "UPDATE " + fence + " SET token = token WHERE resource = ? AND token = ?";
     }
 
     List<Row> run(DatabaseBench.Db db, FenceGate gate, StoreConfig config) throws Exception {
@@ -62,6 +81,26 @@ final class OneResourceBench {
                 p.executeUpdate();
             }
         });
+        // no gate code: the plain transaction plus the check the gate makes for a token it has seen, by hand
+        String check = floorCheck(db, config.tablePrefix() + "fence");
+        DatabaseBench.Op floor = (thread, ignored) -> {
+            try (Connection c = db.pool().getConnection()) {
+                c.setAutoCommit(false);
+                try (PreparedStatement p = c.prepareStatement(check)) {
+                    p.setString(1, RESOURCE);
+                    p.setLong(2, leader.get());
+                    p.execute();
+                }
+                try (PreparedStatement p = c.prepareStatement(insert)) {
+                    p.setLong(1, ids.incrementAndGet());
+                    p.setInt(2, thread);
+                    p.setLong(3, leader.get());
+                    p.executeUpdate();
+                }
+                c.commit();
+                c.setAutoCommit(true);
+            }
+        };
         DatabaseBench.Op update = (thread, ignored) ->
                 gate.update(RESOURCE, leader.get(), insert, ids.incrementAndGet(), thread, leader.get());
         double goal = goal(db);
@@ -85,6 +124,18 @@ final class OneResourceBench {
                     write,
                     writeGoal ? goal : 0,
                     writeGoal ? goalText : ""));
+            if (writeGoal) {
+                rows.addAll(bench.compare(
+                        "fenced-write",
+                        "plain transaction, one resource (" + where + ")",
+                        "raw JDBC: plain transaction + the gate's check, one resource (" + where + ")",
+                        threads,
+                        perThread,
+                        plainTx,
+                        floor,
+                        0,
+                        ""));
+            }
             boolean updateGoal = threads == 1;
             rows.addAll(bench.compare(
                     "fenced-write",
