@@ -1,6 +1,7 @@
 package dev.leasehold.store;
 
 import dev.leasehold.store.internal.Args;
+import dev.leasehold.store.internal.EqualCheck;
 import dev.leasehold.store.internal.FenceHistory;
 import dev.leasehold.store.internal.Jdbc;
 import dev.leasehold.store.internal.PassedTokens;
@@ -124,6 +125,8 @@ public final class FenceGate {
     private final int historyLimit;
     /** Per resource, the token this gate last saw pass and commit: a hint for the short path, bounded. */
     private final PassedTokens passed = new PassedTokens();
+    /** The short check where the database has no shared row lock (H2); built on first use. */
+    private volatile EqualCheck equalCheck;
 
     /**
      * A gate on {@code ds} with {@link StoreConfig#defaults()}.
@@ -187,10 +190,7 @@ public final class FenceGate {
                         context.jdbc()
                                 .inTransaction(
                                         "fenced write to '" + resource + "' with token " + token,
-                                        tx -> {
-                                            passAndRecord(tx, resource, token, null);
-                                            return null;
-                                        },
+                                        tx -> passAndRecord(tx, resource, token, null),
                                         work::call)));
     }
 
@@ -205,16 +205,21 @@ public final class FenceGate {
      * one statement, which passes only if the mark still EQUALS it (so it cannot raise the mark unseen: after another
      * gate's re-base to a lower mark it fails, and the full path records the raise); a new one costs a locking read
      * of the mark first, once, and an insert if the mark rose.
+     *
+     * @return a {@link Jdbc.Marked} where the check's statement also marked the transaction (H2's short path), else
+     *         null
      */
-    private void passAndRecord(Connection tx, String resource, long token, String holder) throws SQLException {
+    private Object passAndRecord(Connection tx, String resource, long token, String holder) throws SQLException {
         if (passed.seen(resource, token)) {
             Optional<String> share = context.sql().shareMark();
             if (share.isEmpty()) {
-                if (passEqual(tx, resource, token)) {
-                    return; // H2: no shared row lock; the exclusive check, passing only if the mark equals the token
+                Object passedEqual = equalCheck().pass(tx, resource, token);
+                if (passedEqual != null) {
+                    // H2: no shared row lock; the exclusive check, passing only if the mark equals the token
+                    return passedEqual == EqualCheck.PASSED ? null : passedEqual;
                 }
             } else if (!Jdbc.query(tx, share.get(), row -> 1, resource, token).isEmpty()) {
-                return; // the mark is the token, share-locked until commit: other writers of it go on in parallel
+                return null; // the mark is the token, share-locked until commit: other writers of it go on in parallel
             }
             // the mark is no longer the token (a raise: stale; a re-base: ours raises it again); nothing is locked
             passed.forget(resource);
@@ -224,6 +229,17 @@ public final class FenceGate {
         if (before.isEmpty() || before.getAsLong() < token) {
             FenceHistory.raised(tx, context.sql(), resource, token, before, holder, historyLimit);
         }
+        return null;
+    }
+
+    /** The short check, built once the dialect is known (racing threads build equal ones). */
+    private EqualCheck equalCheck() {
+        EqualCheck check = equalCheck;
+        if (check == null) {
+            check = new EqualCheck(context.sql(), context.tx());
+            equalCheck = check;
+        }
+        return check;
     }
 
     /** Runs {@code body}, then tells the store's listener how the write ended (never changing that). */
@@ -304,10 +320,7 @@ public final class FenceGate {
                 context.jdbc()
                         .inTransaction(
                                 operation,
-                                tx -> {
-                                    passAndRecord(tx, resource, token, null);
-                                    return null;
-                                },
+                                tx -> passAndRecord(tx, resource, token, null),
                                 tx -> Jdbc.updates(tx, List.of(sql), params)[0]));
     }
 
@@ -347,19 +360,6 @@ public final class FenceGate {
             passed.forget(resource); // lower (re-based by another gate) or gone: the two-step path records the raise
             return null;
         }
-    }
-
-    /** The short path's check: passes (and locks the mark) only if the mark equals {@code token}. */
-    private boolean passEqual(Connection tx, String resource, long token) throws SQLException {
-        SqlDialect sql = context.sql();
-        return Jdbc.oneRow(
-                Jdbc.update(
-                        tx,
-                        "UPDATE " + sql.tables.fence() + " SET updated_at = " + sql.now()
-                                + " WHERE resource = ? AND token = ?",
-                        resource,
-                        token),
-                "fence check");
     }
 
     /**

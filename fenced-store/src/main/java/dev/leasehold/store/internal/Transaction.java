@@ -93,7 +93,9 @@ final class Transaction {
                 boolean lazy = work != null && settings.dmlKeepsTransaction();
                 if (work != null && !lazy) {
                     try {
-                        marked = identity(connection, settings.markTransaction());
+                        marked = stored instanceof Jdbc.Marked m // the check's own statement marked it
+                                ? m.identity()
+                                : identity(connection, settings.markTransaction());
                     } catch (SQLException e) {
                         over = rollback(connection, e);
                         throw failure(operation, e);
