@@ -190,7 +190,10 @@ public final class FenceGate {
                         context.jdbc()
                                 .inTransaction(
                                         "fenced write to '" + resource + "' with token " + token,
-                                        tx -> passAndRecord(tx, resource, token, null),
+                                        tx -> {
+                                            passAndRecord(tx, resource, token, null);
+                                            return null;
+                                        },
                                         work::call)));
     }
 
@@ -205,21 +208,16 @@ public final class FenceGate {
      * one statement, which passes only if the mark still EQUALS it (so it cannot raise the mark unseen: after another
      * gate's re-base to a lower mark it fails, and the full path records the raise); a new one costs a locking read
      * of the mark first, once, and an insert if the mark rose.
-     *
-     * @return a {@link Jdbc.Marked} where the check's statement also marked the transaction (H2's short path), else
-     *         null
      */
-    private Object passAndRecord(Connection tx, String resource, long token, String holder) throws SQLException {
+    private void passAndRecord(Connection tx, String resource, long token, String holder) throws SQLException {
         if (passed.seen(resource, token)) {
             Optional<String> share = context.sql().shareMark();
             if (share.isEmpty()) {
-                Object passedEqual = equalCheck().pass(tx, resource, token);
-                if (passedEqual != null) {
-                    // H2: no shared row lock; the exclusive check, passing only if the mark equals the token
-                    return passedEqual == EqualCheck.PASSED ? null : passedEqual;
+                if (equalCheck().pass(tx, resource, token)) {
+                    return; // H2: no shared row lock; the exclusive check, passing only if the mark equals the token
                 }
             } else if (!Jdbc.query(tx, share.get(), row -> 1, resource, token).isEmpty()) {
-                return null; // the mark is the token, share-locked until commit: other writers of it go on in parallel
+                return; // the mark is the token, share-locked until commit: other writers of it go on in parallel
             }
             // the mark is no longer the token (a raise: stale; a re-base: ours raises it again); nothing is locked
             passed.forget(resource);
@@ -229,14 +227,13 @@ public final class FenceGate {
         if (before.isEmpty() || before.getAsLong() < token) {
             FenceHistory.raised(tx, context.sql(), resource, token, before, holder, historyLimit);
         }
-        return null;
     }
 
     /** The short check, built once the dialect is known (racing threads build equal ones). */
     private EqualCheck equalCheck() {
         EqualCheck check = equalCheck;
         if (check == null) {
-            check = new EqualCheck(context.sql(), context.tx());
+            check = new EqualCheck(context.sql());
             equalCheck = check;
         }
         return check;
@@ -320,7 +317,10 @@ public final class FenceGate {
                 context.jdbc()
                         .inTransaction(
                                 operation,
-                                tx -> passAndRecord(tx, resource, token, null),
+                                tx -> {
+                                    passAndRecord(tx, resource, token, null);
+                                    return null;
+                                },
                                 tx -> Jdbc.updates(tx, List.of(sql), params)[0]));
     }
 

@@ -27,8 +27,8 @@ class H2TransactionOwnershipTest extends TransactionOwnershipContract {
     /**
      * Issue 24: why H2, unlike MariaDB, marks its transaction and checks it before the commit even when the work sends
      * nothing but plain DML: an INSERT can call a Java function that commits the gate's transaction (H2 lets it). On
-     * the short path (a token that passed before), where the check's own statement takes the mark, the commit is
-     * still caught before the gate commits, and what came after it is rolled back.
+     * the short path (a token that passed before) the commit is still caught before the gate commits, and what came
+     * after it is rolled back.
      */
     @Test
     void aFunctionThatCommitsInsidePlainDmlIsCaughtBeforeTheGateCommits() throws SQLException {

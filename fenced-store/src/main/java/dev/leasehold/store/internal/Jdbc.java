@@ -58,18 +58,6 @@ public final class Jdbc {
         void accept(Connection connection) throws SQLException;
     }
 
-    /**
-     * What a store body that runs before a caller's work returns when its own statement also marked the transaction
-     * ({@link TxDialect#markColumn()}): {@code identity} is what {@link TxDialect#markTransaction()} would have
-     * answered then, so the mark's own statement is not sent. Never null inside: a body that could not mark returns
-     * anything else.
-     */
-    public record Marked(Object identity) {
-        public Marked {
-            java.util.Objects.requireNonNull(identity, "identity");
-        }
-    }
-
     /** Attempts of the store's own statements after serialization failures and deadlocks. */
     static final int ATTEMPTS = 5;
 

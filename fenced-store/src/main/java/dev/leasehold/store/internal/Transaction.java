@@ -93,9 +93,7 @@ final class Transaction {
                 boolean lazy = work != null && settings.dmlKeepsTransaction();
                 if (work != null && !lazy) {
                     try {
-                        marked = stored instanceof Jdbc.Marked m // the check's own statement marked it
-                                ? m.identity()
-                                : identity(connection, settings.markTransaction());
+                        marked = identity(connection, settings.markTransaction());
                     } catch (SQLException e) {
                         over = rollback(connection, e);
                         throw failure(operation, e);

@@ -91,16 +91,6 @@ public abstract class TxDialect {
     }
 
     /**
-     * An expression that answers what {@link #markTransaction()} answers, from inside another statement's select list
-     * (a row its UPDATE changed, through {@link SqlDialect#returning}): then the statement that locks the mark also
-     * marks the transaction, and the mark costs no statement of its own. Empty where the mark is no such expression
-     * (a savepoint) or the check is not an UPDATE anyway (PostgreSQL's and MariaDB's shared check).
-     */
-    public Optional<String> markColumn() {
-        return Optional.empty();
-    }
-
-    /**
      * Run just before the commit: fails, or answers other than {@link #markTransaction()} did, if the transaction that
      * took the mark is no longer the one open (the work's SQL committed or rolled it back).
      */

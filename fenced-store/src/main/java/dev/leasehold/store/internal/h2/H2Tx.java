@@ -7,7 +7,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Collections;
 import java.util.Map;
-import java.util.Optional;
 import java.util.WeakHashMap;
 
 /**
@@ -80,12 +79,6 @@ final class H2Tx extends TxDialect {
     @Override
     public String markTransaction() {
         return "SELECT TRANSACTION_ID()";
-    }
-
-    /** {@code TRANSACTION_ID()}: in the select list of the short check's {@code FINAL TABLE (UPDATE ...)}. */
-    @Override
-    public Optional<String> markColumn() {
-        return Optional.of("TRANSACTION_ID()");
     }
 
     @Override
