@@ -1,6 +1,7 @@
 package dev.leasehold.store;
 
 import dev.leasehold.store.internal.Args;
+import dev.leasehold.store.internal.EqualCheck;
 import dev.leasehold.store.internal.FenceHistory;
 import dev.leasehold.store.internal.Jdbc;
 import dev.leasehold.store.internal.PassedTokens;
@@ -128,6 +129,8 @@ public final class FenceGate {
     private final int historyLimit;
     /** Per resource, the token this gate last saw pass and commit: a hint for the short path, bounded. */
     private final PassedTokens passed = new PassedTokens();
+    /** The short check where the database has no shared row lock (H2); built on first use. */
+    private volatile EqualCheck equalCheck;
 
     /**
      * A gate on {@code ds} with {@link StoreConfig#defaults()}.
@@ -214,7 +217,7 @@ public final class FenceGate {
         if (passed.seen(resource, token)) {
             Optional<String> share = context.sql().shareMark();
             if (share.isEmpty()) {
-                if (passEqual(tx, resource, token)) {
+                if (equalCheck().pass(tx, resource, token)) {
                     return; // H2: no shared row lock; the exclusive check, passing only if the mark equals the token
                 }
             } else if (!Jdbc.query(tx, share.get(), row -> 1, resource, token).isEmpty()) {
@@ -228,6 +231,16 @@ public final class FenceGate {
         if (before.isEmpty() || before.getAsLong() < token) {
             FenceHistory.raised(tx, context.sql(), resource, token, before, holder, historyLimit);
         }
+    }
+
+    /** The short check, built once the dialect is known (racing threads build equal ones). */
+    private EqualCheck equalCheck() {
+        EqualCheck check = equalCheck;
+        if (check == null) {
+            check = new EqualCheck(context.sql());
+            equalCheck = check;
+        }
+        return check;
     }
 
     /** Runs {@code body}, then tells the store's listener how the write ended (never changing that). */
@@ -351,19 +364,6 @@ public final class FenceGate {
             passed.forget(resource); // lower (re-based by another gate) or gone: the two-step path records the raise
             return null;
         }
-    }
-
-    /** The short path's check: passes (and locks the mark) only if the mark equals {@code token}. */
-    private boolean passEqual(Connection tx, String resource, long token) throws SQLException {
-        SqlDialect sql = context.sql();
-        return Jdbc.oneRow(
-                Jdbc.update(
-                        tx,
-                        "UPDATE " + sql.tables.fence() + " SET updated_at = " + sql.now()
-                                + " WHERE resource = ? AND token = ?",
-                        resource,
-                        token),
-                "fence check");
     }
 
     /**

@@ -1,13 +1,17 @@
 package dev.leasehold.store.internal;
 
+import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.sql.CallableStatement;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -52,6 +56,17 @@ public final class GuardedConnection implements InvocationHandler {
             "prepareStatement",
             "prepareCall");
 
+    /**
+     * The proxy classes' constructors, looked up once: {@link Proxy#newProxyInstance} looks its class up again on
+     * every call, and a fenced write makes at least two (the connection and the work's statement).
+     */
+    private static final Constructor<?> CONNECTION = proxyConstructor(Connection.class);
+
+    private static final Map<Class<?>, Constructor<?>> STATEMENTS = Map.of(
+            Statement.class, proxyConstructor(Statement.class),
+            PreparedStatement.class, proxyConstructor(PreparedStatement.class),
+            CallableStatement.class, proxyConstructor(CallableStatement.class));
+
     private final Connection target;
     private final Connection proxy;
     private final boolean ddlCommits;
@@ -79,8 +94,27 @@ public final class GuardedConnection implements InvocationHandler {
         this.target = target;
         this.ddlCommits = ddlCommits;
         this.mark = mark;
-        this.proxy = (Connection)
-                Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, this);
+        this.proxy = (Connection) newProxy(CONNECTION, this);
+    }
+
+    private static Constructor<?> proxyConstructor(Class<?> type) {
+        try {
+            return Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (self, method, args) -> null)
+                    .getClass()
+                    .getConstructor(InvocationHandler.class);
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException("a proxy class without its public constructor", e);
+        }
+    }
+
+    private static Object newProxy(Constructor<?> constructor, InvocationHandler handler) {
+        try {
+            return constructor.newInstance(handler);
+        } catch (InvocationTargetException e) {
+            throw new IllegalStateException(e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     public Connection connection() {
@@ -236,32 +270,36 @@ public final class GuardedConnection implements InvocationHandler {
     /** A statement of the work: its SQL is checked, getConnection() is the guard, and it is closed at the end. */
     private Statement guard(Statement statement, Class<?> type) {
         statements.add(statement);
-        return (Statement) Proxy.newProxyInstance(
-                Statement.class.getClassLoader(), new Class<?>[] {type}, (self, method, args) -> {
-                    String name = method.getName();
-                    if (method.getDeclaringClass() == Object.class) {
-                        return switch (name) {
-                            case "equals" -> self == args[0];
-                            case "hashCode" -> System.identityHashCode(self);
-                            default -> "fenced statement on " + target;
-                        };
-                    }
-                    if (name.equals("getConnection")) {
-                        return proxy;
-                    }
-                    if (over && !name.equals("close") && !name.equals("isClosed")) {
-                        throw new SQLException(
-                                name + " refused: this fenced transaction is over; the statement was only lent to"
-                                        + " the work while it ran",
-                                "25000");
-                    }
-                    checkSql(name, args);
-                    markBefore(name, args, true);
-                    try {
-                        return method.invoke(statement, args);
-                    } catch (InvocationTargetException e) {
-                        throw failed(e.getCause());
-                    }
-                });
+        Constructor<?> constructor = STATEMENTS.get(type);
+        InvocationHandler handler = (self, method, args) -> {
+            String name = method.getName();
+            if (method.getDeclaringClass() == Object.class) {
+                return switch (name) {
+                    case "equals" -> self == args[0];
+                    case "hashCode" -> System.identityHashCode(self);
+                    default -> "fenced statement on " + target;
+                };
+            }
+            if (name.equals("getConnection")) {
+                return proxy;
+            }
+            if (over && !name.equals("close") && !name.equals("isClosed")) {
+                throw new SQLException(
+                        name + " refused: this fenced transaction is over; the statement was only lent to"
+                                + " the work while it ran",
+                        "25000");
+            }
+            checkSql(name, args);
+            markBefore(name, args, true);
+            try {
+                return method.invoke(statement, args);
+            } catch (InvocationTargetException e) {
+                throw failed(e.getCause());
+            }
+        };
+        return (Statement)
+                (constructor != null
+                        ? newProxy(constructor, handler)
+                        : Proxy.newProxyInstance(Statement.class.getClassLoader(), new Class<?>[] {type}, handler));
     }
 }

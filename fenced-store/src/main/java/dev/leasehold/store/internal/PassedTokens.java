@@ -35,8 +35,13 @@ public final class PassedTokens {
 
     /** After a commit: {@code token} passed for {@code resource}. */
     public void passed(String resource, long token) {
+        Long last = passed.get(resource);
+        if (last != null && last >= token) {
+            return; // the common case, a leader's writes: a read, no write to the map (threads of one resource
+            // would otherwise all lock the same bin, once per write)
+        }
         passed.merge(resource, token, Math::max);
-        if (passed.size() > limit) {
+        if (last == null && passed.size() > limit) {
             Iterator<String> any = passed.keySet().iterator();
             if (any.hasNext()) {
                 passed.remove(any.next());

@@ -56,6 +56,9 @@ public final class TransactionControl {
      * @param ddlCommits whether DDL commits by itself on this database (H2, MariaDB, MySQL)
      */
     public static Optional<String> find(String sql, boolean ddlCommits) {
+        if (oneDmlStatement(sql)) {
+            return Optional.empty(); // the common case, read without cutting the text into words
+        }
         String[] words = firstPiece(sql, w -> endsTransaction(w, ddlCommits));
         if (words == null) {
             return Optional.empty();
@@ -86,6 +89,27 @@ public final class TransactionControl {
      */
     public static boolean plainDml(String sql) {
         return firstPiece(sql, w -> !DML.contains(w[0])) == null && firstPiece(sql, w -> true) != null;
+    }
+
+    /**
+     * Whether {@code sql} holds no {@code ;} and its first word ({@link #firstWords}'s first) is plain DML: then
+     * {@link #find} finds nothing, as none of those words ends a transaction. Reads the text in place.
+     */
+    private static boolean oneDmlStatement(String sql) {
+        if (sql == null || sql.indexOf(';') >= 0) {
+            return false;
+        }
+        int start = skip(sql, 0, sql.length());
+        int end = start;
+        while (end < sql.length() && isWordChar(sql.charAt(end))) {
+            end++;
+        }
+        for (String word : DML) {
+            if (end - start == word.length() && sql.regionMatches(true, start, word, 0, word.length())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
