@@ -223,10 +223,15 @@ public final class Jdbc {
 
     /**
      * Whether a query may change data: anything but a SELECT (an UPDATE or INSERT with RETURNING, a data-modifying
-     * WITH). A SELECT ... FOR UPDATE locks, but keeps nothing once its own transaction ends.
+     * WITH), and a SELECT from H2's data-change delta table ({@code SELECT ... FROM FINAL TABLE (UPDATE ...)}, the
+     * lease's take and H2's RETURNING). A SELECT ... FOR UPDATE locks, but keeps nothing once its own transaction ends.
      */
-    private static boolean writes(String sql) {
-        return !sql.stripLeading().regionMatches(true, 0, "SELECT", 0, 6);
+    static boolean writes(String sql) {
+        if (!sql.stripLeading().regionMatches(true, 0, "SELECT", 0, 6)) {
+            return true;
+        }
+        String upper = sql.toUpperCase(java.util.Locale.ROOT);
+        return upper.contains("FINAL TABLE") || upper.contains("NEW TABLE") || upper.contains("OLD TABLE");
     }
 
     /** Executes, skips the results of what was sent before the statement; returns whether its result is rows. */
