@@ -95,7 +95,9 @@ import org.slf4j.LoggerFactory;
  * work did not end its transaction (issue 21) with a statement before the work and one before the commit, on
  * PostgreSQL, MariaDB and MySQL only if your work sent anything but plain DML ({@code SELECT}, {@code INSERT},
  * {@code UPDATE}, {@code DELETE}, {@code REPLACE}, {@code WITH}, which cannot end a transaction there: functions and
- * triggers may not commit) or read a result set. If a statement of such a work failed and the work went on, the gate
+ * triggers may not commit), called {@code unwrap} or {@code getMetaData}, or took an {@code Array}, {@code Ref},
+ * {@code Struct} or nested result set from a result set (a result set's {@code getStatement()} is the guarded
+ * statement). If a statement of such a work failed and the work went on, the gate
  * makes sure the failure did not end or abort its transaction before it commits: a deadlock, serialization failure,
  * lock timeout or lost connection (which may roll the whole transaction back, the check's lock included) is a
  * retryable {@link StoreException}, and on PostgreSQL, where any failure aborts the transaction until your work rolls

@@ -81,6 +81,43 @@ class PostgresRoundTripsTest {
         assertThat(notes()).containsExactly("first", "second", "third");
     }
 
+    /** A read is plain DML too: its result set leads back to the guarded statement, not past it. */
+    @Test
+    void aWorkThatReadsThenWritesIsNotMarkedEither() throws SQLException {
+        gate.write("trips", 7, tx -> {
+            try (PreparedStatement p = tx.prepareStatement("SELECT COUNT(*) FROM round_trip_notes");
+                    ResultSet rs = p.executeQuery()) {
+                rs.next();
+                assertThat(rs.getStatement()).isSameAs(p);
+                insert(tx, "after " + rs.getLong(1));
+            }
+        });
+
+        List<String> calls = trips.calls();
+        assertThat(calls.get(0)).contains("FOR SHARE");
+        assertThat(calls.subList(1, calls.size()))
+                .containsExactly("SELECT COUNT(*) FROM round_trip_notes", INSERT, "COMMIT");
+        assertThat(notes()).containsExactly("first", "after 1");
+    }
+
+    /** A value that leads to the driver's own result sets (an Array's getResultSet()) is handed out marked. */
+    @Test
+    void anArrayFromAResultSetMarksTheTransactionBeforeTheWorkGetsIt() throws SQLException {
+        gate.write("trips", 7, tx -> {
+            try (Statement s = tx.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT ARRAY[1, 2]")) {
+                rs.next();
+                assertThat(rs.getArray(1).getArray()).isEqualTo(new Integer[] {1, 2});
+            }
+            insert(tx, "second");
+        });
+
+        assertThat(trips.calls().subList(1, trips.calls().size()))
+                .containsExactly(
+                        "SELECT ARRAY[1, 2]", "SELECT txid_current()", INSERT, "SELECT txid_current()", "COMMIT");
+        assertThat(notes()).containsExactly("first", "second");
+    }
+
     /**
      * A failed statement aborts a PostgreSQL transaction; the COMMIT that follows only rolls it back. A work that
      * catches the failure and returns must not be told its write was kept, nor that the outcome is unknown.

@@ -5,11 +5,15 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.sql.Array;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.Ref;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Struct;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,17 +39,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *
  * <p>With a {@link Mark} (where plain DML cannot end a transaction: {@link TxDialect#dmlKeepsTransaction()}), the
  * gate's transaction is marked only just before the work first does something that could end it or reach past the
- * guard: SQL that is not plain DML ({@link TransactionControl#plainDml}), {@code unwrap}, {@code getMetaData}, or a
- * result set (whose {@code getStatement()} is the driver's). Up to then only plain DML ran, so the transaction is
- * still the gate's when marked; a work of plain DML alone is never marked, and the gate need not verify it.
+ * guard: SQL that is not plain DML ({@link TransactionControl#plainDml}), {@code unwrap} or {@code getMetaData}, or a
+ * value from a result set that reaches the driver (a nested result set, an {@code Array}, a {@code Ref} or a
+ * {@code Struct}). Up to then only plain DML ran, so the transaction is still the gate's when marked; a work of plain
+ * DML alone, reads included, is never marked, and the gate need not verify it.
+ *
+ * <p>Result sets of the work's statements are guarded too: their {@code getStatement()} is the guarded statement, so
+ * a commit through it is refused like any other.
  */
 public final class GuardedConnection implements InvocationHandler {
 
     private static final Set<String> REFUSED =
             Set.of("commit", "setAutoCommit", "close", "abort", "setTransactionIsolation", "setReadOnly");
-
-    /** Statement methods that hand out a result set, whose {@code getStatement()} reaches the driver's statement. */
-    private static final Set<String> RESULTS = Set.of("executeQuery", "getResultSet", "getGeneratedKeys");
 
     private static final Set<String> WITH_SQL = Set.of(
             "execute",
@@ -66,6 +71,8 @@ public final class GuardedConnection implements InvocationHandler {
             Statement.class, proxyConstructor(Statement.class),
             PreparedStatement.class, proxyConstructor(PreparedStatement.class),
             CallableStatement.class, proxyConstructor(CallableStatement.class));
+
+    private static final Constructor<?> RESULT_SET = proxyConstructor(ResultSet.class);
 
     private final Connection target;
     private final Connection proxy;
@@ -161,14 +168,20 @@ public final class GuardedConnection implements InvocationHandler {
         }
         boolean needed = method.equals("unwrap")
                 || method.equals("getMetaData") && !statement
-                || statement && RESULTS.contains(method)
                 || method.equals("prepareCall")
                 || args != null
                         && args.length > 0
                         && args[0] instanceof String sql
                         && WITH_SQL.contains(method)
                         && !TransactionControl.plainDml(sql);
-        if (!needed) {
+        if (needed) {
+            markNow();
+        }
+    }
+
+    /** Takes the lazy mark now, if there is one and it was not taken yet. */
+    private void markNow() throws SQLException {
+        if (mark == null || marked) {
             return;
         }
         try {
@@ -291,15 +304,54 @@ public final class GuardedConnection implements InvocationHandler {
             }
             checkSql(name, args);
             markBefore(name, args, true);
+            Object result;
             try {
-                return method.invoke(statement, args);
+                result = method.invoke(statement, args);
             } catch (InvocationTargetException e) {
                 throw failed(e.getCause());
             }
+            return result instanceof ResultSet rows ? results(rows, (Statement) self) : result;
         };
         return (Statement)
                 (constructor != null
                         ? newProxy(constructor, handler)
                         : Proxy.newProxyInstance(Statement.class.getClassLoader(), new Class<?>[] {type}, handler));
+    }
+
+    /**
+     * A result set of the work's statement {@code owner}: {@code getStatement()} is {@code owner}; before the work gets
+     * anything that reaches the driver ({@code unwrap}, a nested result set, an {@code Array}, {@code Ref} or
+     * {@code Struct}, whose own result sets and statements are the driver's), the lazy mark is taken.
+     */
+    private ResultSet results(ResultSet rows, Statement owner) {
+        return (ResultSet) newProxy(RESULT_SET, (InvocationHandler) (self, method, args) -> {
+            String name = method.getName();
+            if (method.getDeclaringClass() == Object.class) {
+                return switch (name) {
+                    case "equals" -> self == args[0];
+                    case "hashCode" -> System.identityHashCode(self);
+                    default -> "fenced result set on " + target;
+                };
+            }
+            if (name.equals("getStatement")) {
+                return owner;
+            }
+            if (name.equals("unwrap")) {
+                markNow();
+            }
+            Object value;
+            try {
+                value = method.invoke(rows, args);
+            } catch (InvocationTargetException e) {
+                throw failed(e.getCause());
+            }
+            if (value instanceof ResultSet
+                    || value instanceof Array
+                    || value instanceof Ref
+                    || value instanceof Struct) {
+                markNow(); // before the work holds it: a getter cannot have ended the transaction
+            }
+            return value;
+        });
     }
 }
