@@ -30,6 +30,12 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(240)
 class ChaosCampaignTest {
 
+    /**
+     * The shortest duration: each campaign here runs until it has injected the faults its seed was picked for
+     * ({@link #seedWith}'s {@code n}), and no longer. A clock would only add more of the same faults.
+     */
+    private static final Duration UNTIL_FAULTS = Duration.ofMillis(1);
+
     private static long startSeed() {
         return Long.getLong("leasehold.chaos.seed", System.nanoTime());
     }
@@ -75,7 +81,7 @@ class ChaosCampaignTest {
     void aShortCampaignOnH2LeavesNoViolation() throws Exception {
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
             ChaosCampaign.Config config = seedWith(
-                    ChaosCampaign.Config.of(Duration.ofSeconds(25), startSeed(), 5, h2, System.out),
+                    ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 5, h2, System.out),
                     3,
                     Fault.RESTART_DATABASE,
                     Fault.PAUSE);
@@ -89,7 +95,7 @@ class ChaosCampaignTest {
         NotRoot.require();
         try (ChaosDatabase postgres = ChaosDatabase.embeddedPostgres()) {
             ChaosCampaign.Config config = seedWith(
-                    ChaosCampaign.Config.of(Duration.ofSeconds(30), startSeed(), 5, postgres, System.out),
+                    ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 5, postgres, System.out),
                     4,
                     Fault.RESTART_DATABASE,
                     Fault.TERMINATE_DB_CONNECTIONS);
@@ -106,7 +112,7 @@ class ChaosCampaignTest {
     void withoutTheGateTheCheckerFindsTheStaleWritesThatLand() throws Exception {
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
             ChaosCampaign.Config config = seedWhere(
-                    ChaosCampaign.Config.of(Duration.ofSeconds(10), startSeed(), 4, h2, System.out)
+                    ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 4, h2, System.out)
                             .withUnfenced(true),
                     4,
                     planned -> planned.stream().filter(Fault.PAUSE::equals).count() >= 3);
@@ -128,7 +134,7 @@ class ChaosCampaignTest {
         PrintStream out = new PrintStream(said, true, StandardCharsets.UTF_8);
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
             ChaosCampaign.Config config = seedWith(
-                    ChaosCampaign.Config.of(Duration.ofSeconds(25), startSeed(), 4, h2, out)
+                    ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 4, h2, out)
                             .withProcesses(true),
                     3,
                     Fault.PAUSE,
@@ -158,7 +164,7 @@ class ChaosCampaignTest {
         assumeTrue(ZooKeeperPackage.require().isPresent(), ZooKeeperPackage.HINT);
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
             ChaosCampaign.Config config = seedWith(
-                    ChaosCampaign.Config.of(Duration.ofSeconds(8), startSeed(), 3, h2, System.out)
+                    ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 3, h2, System.out)
                             .withVariant(Variant.defaults().withEnsemble(Variant.EnsembleKind.PROCESSES)),
                     3,
                     Fault.FREEZE_SERVER,
@@ -180,7 +186,7 @@ class ChaosCampaignTest {
     @Test
     void aShortCampaignWithLeaseElectionsLeavesNoViolation() throws Exception {
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
-            ChaosCampaign.Config lease = ChaosCampaign.Config.of(Duration.ofSeconds(8), startSeed(), 3, h2, System.out)
+            ChaosCampaign.Config lease = ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 3, h2, System.out)
                     .withVariant(Variant.defaults().withLease());
             assertThat(new ChaosCampaign(lease).faultWeights())
                     .containsEntry(Fault.KILL_SERVER, 0)
@@ -195,8 +201,7 @@ class ChaosCampaignTest {
     @Test
     void aShortCampaignWithPartitionOwnershipLeavesNoViolation() throws Exception {
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
-            ChaosCampaign.Config partitions = ChaosCampaign.Config.of(
-                            Duration.ofSeconds(8), startSeed(), 3, h2, System.out)
+            ChaosCampaign.Config partitions = ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 3, h2, System.out)
                     .withVariant(Variant.defaults().withPartitions(12));
             assertThat(new ChaosCampaign(partitions).elections()).hasSize(12).contains("partition-0", "partition-11");
             ChaosCampaign.Summary summary = campaign(seedWith(partitions, 3, Fault.PAUSE, Fault.KILL_QUORUM_LEADER));
@@ -215,7 +220,7 @@ class ChaosCampaignTest {
                 client.start();
                 client.create().forPath("/given"); // ZooKeeper needs the chroot to exist
             }
-            ChaosCampaign.Config given = ChaosCampaign.Config.of(Duration.ofSeconds(15), startSeed(), 3, h2, System.out)
+            ChaosCampaign.Config given = ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 3, h2, System.out)
                     .withZkConnect(connect);
             assertThat(new ChaosCampaign(given).faultWeights())
                     .containsEntry(Fault.KILL_SERVER, 0)
