@@ -18,14 +18,19 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Short seeded campaigns inside mvn verify: in one JVM on H2 and on PostgreSQL 17, with participants in child JVMs,
  * and against an ensemble the campaign did not start. The seed is printed, and named in every failure message, so a
  * failing campaign can be replayed with {@code chaos --seed N}. Each test picks, from its starting seed on, the
- * first seed whose first faults include the ones that test is about, so they are not left to chance.
+ * first seed whose first faults include the ones that test is about, so they are not left to chance. The campaigns
+ * run side by side with each other, never with another class's tests (junit-platform.properties): a campaign mostly
+ * waits, since its faults last a session each, and each has its own database, ensemble and participants.
  */
 @Timeout(240)
 class ChaosCampaignTest {
@@ -35,6 +40,22 @@ class ChaosCampaignTest {
      * ({@link #seedWith}'s {@code n}), and no longer. A clock would only add more of the same faults.
      */
     private static final Duration UNTIL_FAULTS = Duration.ofMillis(1);
+
+    /**
+     * What this test's campaign said. The campaigns run side by side (they mostly wait: faults last a session), so
+     * each one's lines are kept apart and printed as one block when it ends.
+     */
+    private final ByteArrayOutputStream said = new ByteArrayOutputStream();
+
+    private final PrintStream out = new PrintStream(said, true, StandardCharsets.UTF_8);
+
+    @AfterEach
+    void printWhatTheCampaignSaid() {
+        synchronized (System.out) {
+            System.out.print(said.toString(StandardCharsets.UTF_8));
+            System.out.flush();
+        }
+    }
 
     private static long startSeed() {
         return Long.getLong("leasehold.chaos.seed", System.nanoTime());
@@ -57,14 +78,14 @@ class ChaosCampaignTest {
         }
     }
 
-    private static ChaosCampaign.Summary campaign(ChaosCampaign.Config config) throws Exception {
+    private ChaosCampaign.Summary campaign(ChaosCampaign.Config config) throws Exception {
         long seed = config.seed();
-        System.out.println("ChaosCampaignTest on " + config.database().label() + ": seed " + seed
+        out.println("ChaosCampaignTest on " + config.database().label() + ": seed " + seed
                 + " (replay: -Dleasehold.chaos.seed=" + seed + ")");
         ChaosCampaign.Summary summary = new ChaosCampaign(config).run();
-        System.out.println(summary.faultMix());
-        System.out.println(summary.longestGap());
-        System.out.println(summary.line());
+        out.println(summary.faultMix());
+        out.println(summary.longestGap());
+        out.println(summary.line());
         assertThat(summary.result().violations())
                 .as("seed %d: %s", seed, summary.line())
                 .isEmpty();
@@ -78,10 +99,11 @@ class ChaosCampaignTest {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void aShortCampaignOnH2LeavesNoViolation() throws Exception {
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
             ChaosCampaign.Config config = seedWith(
-                    ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 5, h2, System.out),
+                    ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 5, h2, out),
                     3,
                     Fault.RESTART_DATABASE,
                     Fault.PAUSE);
@@ -91,11 +113,12 @@ class ChaosCampaignTest {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void aShortCampaignOnPostgresLeavesNoViolation() throws Exception {
         NotRoot.require();
         try (ChaosDatabase postgres = ChaosDatabase.embeddedPostgres()) {
             ChaosCampaign.Config config = seedWith(
-                    ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 5, postgres, System.out),
+                    ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 5, postgres, out),
                     4,
                     Fault.RESTART_DATABASE,
                     Fault.TERMINATE_DB_CONNECTIONS);
@@ -109,17 +132,18 @@ class ChaosCampaignTest {
      * lands with its old token, and the checker must say so. This is what makes a clean campaign mean something.
      */
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void withoutTheGateTheCheckerFindsTheStaleWritesThatLand() throws Exception {
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
             ChaosCampaign.Config config = seedWhere(
-                    ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 4, h2, System.out)
+                    ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 4, h2, out)
                             .withUnfenced(true),
                     4,
                     planned -> planned.stream().filter(Fault.PAUSE::equals).count() >= 3);
-            System.out.println("ChaosCampaignTest, unfenced on H2: seed " + config.seed());
+            out.println("ChaosCampaignTest, unfenced on H2: seed " + config.seed());
             ChaosCampaign.Summary summary = new ChaosCampaign(config).run();
-            System.out.println(summary.faultMix());
-            System.out.println(summary.line());
+            out.println(summary.faultMix());
+            out.println(summary.line());
             assertThat(summary.faultMix()).contains("UNFENCED");
             assertThat(summary.result().violations())
                     .as("seed %d: %s", config.seed(), summary.line())
@@ -128,10 +152,9 @@ class ChaosCampaignTest {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void participantsInChildJvmsArePausedWithSigstopAndCrashed() throws Exception {
         assumeTrue(ChildJvm.signalsSupported(), "kill -STOP needs Linux or macOS");
-        ByteArrayOutputStream said = new ByteArrayOutputStream();
-        PrintStream out = new PrintStream(said, true, StandardCharsets.UTF_8);
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
             ChaosCampaign.Config config = seedWith(
                     ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 4, h2, out)
@@ -140,7 +163,6 @@ class ChaosCampaignTest {
                     Fault.PAUSE,
                     Fault.CRASH_PARTICIPANT);
             ChaosCampaign.Summary summary = campaign(config);
-            System.out.print(said.toString(StandardCharsets.UTF_8));
             assertThat(summary.faultMix()).contains("in child JVMs", "pause", "crash participant");
             assertThat(said.toString(StandardCharsets.UTF_8))
                     .contains("kill -STOP (the whole JVM)", "with kill -KILL and start it again");
@@ -160,11 +182,12 @@ class ChaosCampaignTest {
 
     /** On three server processes of Debian's ZooKeeper: kill -9 and kill -STOP of servers, the quorum leader too. */
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void aShortCampaignOnZooKeeperServerProcessesLeavesNoViolation() throws Exception {
         assumeTrue(ZooKeeperPackage.require().isPresent(), ZooKeeperPackage.HINT);
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
             ChaosCampaign.Config config = seedWith(
-                    ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 3, h2, System.out)
+                    ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 3, h2, out)
                             .withVariant(Variant.defaults().withEnsemble(Variant.EnsembleKind.PROCESSES)),
                     3,
                     Fault.FREEZE_SERVER,
@@ -184,9 +207,10 @@ class ChaosCampaignTest {
 
     /** Lease elections on the database, no ZooKeeper: participants cut off the database and paused must give up. */
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void aShortCampaignWithLeaseElectionsLeavesNoViolation() throws Exception {
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
-            ChaosCampaign.Config lease = ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 3, h2, System.out)
+            ChaosCampaign.Config lease = ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 3, h2, out)
                     .withVariant(Variant.defaults().withLease());
             assertThat(new ChaosCampaign(lease).faultWeights())
                     .containsEntry(Fault.KILL_SERVER, 0)
@@ -199,9 +223,10 @@ class ChaosCampaignTest {
 
     /** Partition ownership: every partition is an election and a resource of its own, judged on its own. */
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void aShortCampaignWithPartitionOwnershipLeavesNoViolation() throws Exception {
         try (ChaosDatabase h2 = ChaosDatabase.h2()) {
-            ChaosCampaign.Config partitions = ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 3, h2, System.out)
+            ChaosCampaign.Config partitions = ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 3, h2, out)
                     .withVariant(Variant.defaults().withPartitions(12));
             assertThat(new ChaosCampaign(partitions).elections()).hasSize(12).contains("partition-0", "partition-11");
             ChaosCampaign.Summary summary = campaign(seedWith(partitions, 3, Fault.PAUSE, Fault.KILL_QUORUM_LEADER));
@@ -211,6 +236,7 @@ class ChaosCampaignTest {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void aGivenEnsembleIsUsedButItsServersAreNeverKilled() throws Exception {
         try (TestingServer zk = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, 0), true);
                 ChaosDatabase h2 = ChaosDatabase.h2()) {
@@ -220,7 +246,7 @@ class ChaosCampaignTest {
                 client.start();
                 client.create().forPath("/given"); // ZooKeeper needs the chroot to exist
             }
-            ChaosCampaign.Config given = ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 3, h2, System.out)
+            ChaosCampaign.Config given = ChaosCampaign.Config.of(UNTIL_FAULTS, startSeed(), 3, h2, out)
                     .withZkConnect(connect);
             assertThat(new ChaosCampaign(given).faultWeights())
                     .containsEntry(Fault.KILL_SERVER, 0)
