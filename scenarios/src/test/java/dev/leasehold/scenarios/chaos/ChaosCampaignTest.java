@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.leasehold.testkit.ChaosDatabase;
 import dev.leasehold.testkit.ChildJvm;
 import dev.leasehold.testkit.NotRoot;
+import dev.leasehold.testkit.PatroniCluster;
+import dev.leasehold.testkit.WithPatroni;
 import dev.leasehold.testkit.ZooKeeperPackage;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -19,8 +21,14 @@ import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
@@ -30,7 +38,9 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * failing campaign can be replayed with {@code chaos --seed N}. Each test picks, from its starting seed on, the
  * first seed whose first faults include the ones that test is about, so they are not left to chance. The campaigns
  * run side by side with each other, never with another class's tests (junit-platform.properties): a campaign mostly
- * waits, since its faults last a session each, and each has its own database, ensemble and participants.
+ * waits, since its faults last a session each, and each has its own database, ensemble and participants. The
+ * campaigns on a real MariaDB server and on Patroni are here too, for the same reason; they skip without their
+ * servers.
  */
 @Timeout(240)
 class ChaosCampaignTest {
@@ -265,6 +275,97 @@ class ChaosCampaignTest {
                         .as("the server still serves, and nothing was" + " written outside the chroot")
                         .doesNotContain("chaos");
             }
+        }
+    }
+
+    /** A real MariaDB server (LEASEHOLD_TEST_MARIADB_URL): any seed, at least 2 faults for 15 s. */
+    @Test
+    @Execution(ExecutionMode.CONCURRENT)
+    @EnabledIfEnvironmentVariable(
+            named = "LEASEHOLD_TEST_MARIADB_URL",
+            matches = ".*\\S.*",
+            disabledReason = "MariaDB campaign skipped: start a server with '.ci/mariadb start /tmp/mdb' and run with"
+                    + " LEASEHOLD_TEST_MARIADB_URL=<the URL it prints>")
+    void aShortCampaignOnMariaDbLeavesNoViolation() throws Exception {
+        String url = System.getenv("LEASEHOLD_TEST_MARIADB_URL");
+        try (ChaosDatabase mariaDb = ChaosDatabase.external(url, null, null)) {
+            ChaosCampaign.Summary summary =
+                    campaign(ChaosCampaign.Config.of(Duration.ofSeconds(15), startSeed(), 4, mariaDb, out)
+                            .withMinimumFaults(2));
+            assertThat(summary.faultMix()).contains("jdbc:mariadb:");
+        }
+    }
+
+    /**
+     * {@code chaos --patroni} and {@code --patroni-async} in short: the campaign with its store on one Patroni cluster
+     * (two PostgreSQL 15 members), first in synchronous mode (strict), where failovers must leave no violation, then
+     * switched to asynchronous replication, where the first fault (replication paused before a new leader's advance,
+     * the primary killed right after) must let a stale write through and the checker must find it. One cluster for
+     * both (a Patroni start costs seconds), switched between the modes through Patroni's REST API; the two run in
+     * this order, side by side with the other campaigns.
+     */
+    @Nested
+    @WithPatroni(synchronous = true)
+    @Timeout(300)
+    @Execution(ExecutionMode.CONCURRENT)
+    @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+    class OnPatroni {
+
+        private static PatroniCluster cluster;
+
+        @BeforeAll
+        static void start(PatroniCluster shared) {
+            cluster = shared; // the class's one cluster (WithPatroni), stopped after the class
+        }
+
+        /**
+         * A campaign of one fault, whatever the seed: the first fault of a campaign on Patroni is always the failover
+         * after a new leader's advance (four participants: two in each election, so the paused leader has a
+         * successor).
+         */
+        private ChaosCampaign.Summary patroniCampaign() throws Exception {
+            ChaosCampaign.Config config = ChaosCampaign.Config.of(
+                            Duration.ofSeconds(1), System.nanoTime(), 4, ChaosDatabase.patroni(cluster), out)
+                    .withMinimumFaults(1);
+            assertThat(new ChaosCampaign(config).plannedFaults(1)).containsExactly(Fault.FAILOVER_AFTER_ADVANCE);
+            out.println("ChaosCampaignTest on " + config.database().label() + ": seed " + config.seed());
+            ChaosCampaign.Summary summary = new ChaosCampaign(config).run();
+            out.println(summary.faultMix());
+            out.println(summary.line());
+            summary.result().violations().forEach(v -> out.println("VIOLATION " + v));
+            out.println(summary.expectation());
+            assertThat(summary.exercised()).as(summary.line()).isTrue();
+            return summary;
+        }
+
+        @Test
+        @Order(1)
+        @Execution(ExecutionMode.SAME_THREAD)
+        void failoversOfASynchronousClusterLeaveNoViolation() throws Exception {
+            ChaosCampaign.Summary summary = patroniCampaign();
+
+            assertThat(summary.failovers()).as(summary.faultMix()).isGreaterThanOrEqualTo(1);
+            assertThat(summary.result().violations()).as(summary.line()).isEmpty();
+            assertThat(summary.staleWriteExpected()).isFalse();
+            assertThat(summary.passed()).isTrue();
+        }
+
+        @Test
+        @Order(2)
+        @Execution(ExecutionMode.SAME_THREAD)
+        void anAsynchronousFailoverAfterAnAdvanceLetsAStaleWriteThroughAndTheCheckerFindsIt() throws Exception {
+            cluster.setSynchronous(false, Duration.ofSeconds(60));
+            cluster.awaitStandbys(Duration.ofSeconds(60));
+
+            ChaosCampaign.Summary summary = patroniCampaign();
+
+            assertThat(summary.failovers()).as(summary.faultMix()).isGreaterThanOrEqualTo(1);
+            assertThat(summary.staleWriteExpected()).isTrue();
+            assertThat(summary.staleWriteFound())
+                    .as(summary.result().violations().toString())
+                    .isTrue();
+            assertThat(summary.passed()).isTrue();
+            assertThat(summary.expectation()).startsWith("expected violation found");
         }
     }
 }
