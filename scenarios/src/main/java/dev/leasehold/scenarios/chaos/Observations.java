@@ -51,7 +51,7 @@ final class Observations {
 
             @Override
             public void acknowledged(long token, long seq, long sentNanos, long ackedNanos) {
-                Observations.this.acknowledged(participant, token, seq, sentNanos, ackedNanos);
+                Observations.this.acknowledged(participant, election, token, seq, sentNanos, ackedNanos);
             }
 
             @Override
@@ -95,9 +95,11 @@ final class Observations {
         }
     }
 
-    private void acknowledged(String participant, long token, long seq, long sentNanos, long ackedNanos) {
+    private void acknowledged(
+            String participant, String election, long token, long seq, long sentNanos, long ackedNanos) {
         synchronized (lock) {
-            acks.add(new HistoryChecker.Ack(participant, token, seq, sentNanos, ackedNanos));
+            // with its election: a member's partitions can share one token (one multi of creates, one czxid)
+            acks.add(new HistoryChecker.Ack(participant, token, seq, sentNanos, ackedNanos, election));
             GrantKey key = new GrantKey(participant, token);
             writtenWith.add(key);
             lastAck.merge(key, ackedNanos, Math::max);
