@@ -2,17 +2,15 @@ package dev.leasehold.scenarios;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leasehold.scenarios.chaos.ChaosCampaign;
-import dev.leasehold.testkit.ChaosDatabase;
-import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 /**
- * One scenario and a short campaign against a real MariaDB server through {@code --jdbc}: the server whose JDBC URL
- * (with credentials) is in LEASEHOLD_TEST_MARIADB_URL; skipped without it, with one line that says how to run it.
+ * One scenario against a real MariaDB server through {@code --jdbc}: the server whose JDBC URL (with credentials) is
+ * in LEASEHOLD_TEST_MARIADB_URL; skipped without it, with one line that says how to run it. The short campaign on
+ * MariaDB is {@code ChaosCampaignTest.aShortCampaignOnMariaDbLeavesNoViolation}, side by side with the others.
  */
 @Timeout(180)
 @EnabledIfEnvironmentVariable(
@@ -37,29 +35,5 @@ class MariaDbScenariosTest {
                 .as(program.all())
                 .contains("verdict: customers charged exactly once: c1, c2, c3, c4, c5, c6")
                 .contains("every broken run reproduced its incident and every Leasehold run held");
-    }
-
-    @Test
-    void aShortCampaignOnMariaDbLeavesNoViolation() throws Exception {
-        long seed = Long.getLong("leasehold.chaos.seed", System.nanoTime());
-        System.out.println(
-                "MariaDbScenariosTest campaign: seed " + seed + " (replay: -Dleasehold.chaos.seed=" + seed + ")");
-        try (ChaosDatabase mariaDb = ChaosDatabase.external(url, null, null)) {
-            ChaosCampaign.Summary summary = new ChaosCampaign(
-                            ChaosCampaign.Config.of(Duration.ofSeconds(15), seed, 4, mariaDb, System.out)
-                                    .withMinimumFaults(2))
-                    .run();
-            System.out.println(summary.line());
-            assertThat(summary.result().violations())
-                    .as("seed %d: %s", seed, summary.line())
-                    .isEmpty();
-            assertThat(summary.exercised())
-                    .as("seed %d: %s", seed, summary.line())
-                    .isTrue();
-            assertThat(summary.line())
-                    .as("seed %d", seed)
-                    .doesNotContain("grants=0 ")
-                    .doesNotContain("writes accepted=0 ");
-        }
     }
 }

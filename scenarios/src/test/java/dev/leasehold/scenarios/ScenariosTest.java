@@ -8,6 +8,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,6 +63,10 @@ class ScenariosTest {
                 .contains("verdict: late finishes rejected: batch-0 (pod-A, fence 1)");
     }
 
+    /**
+     * Also the report as a whole (it was ProgramTest's, on a second run of the same scenario): self-contained, a lane
+     * per instance, and a rejected write in the fenced runs.
+     */
     @Test
     void staleLeader() {
         Program program = run("stale-leader");
@@ -71,6 +77,52 @@ class ScenariosTest {
                 .contains("verdict: customers charged twice: c4")
                 .contains("verdict: customers charged exactly once: c1, c2, c3, c4, c5, c6")
                 .containsPattern("verdict: stale writes rejected: A's charge of c4 with token \\d+ \\(highest \\d+\\)");
+        Path report = dir.resolve("stale-leader.html");
+        assertThat(program.out()).contains("report: " + report.toAbsolutePath());
+        String html = readReport(report);
+
+        assertThat(html).startsWith("<!DOCTYPE html>");
+        assertThat(html)
+                .doesNotContain("src=")
+                .doesNotContain("href=")
+                .doesNotContain("<link")
+                .doesNotContain("<script");
+        for (String run : new String[] {"uncoordinated", "pinned", "lease-only", "fenced"}) {
+            String section = section(html, run);
+            assertThat(section)
+                    .as(run)
+                    .contains("<svg")
+                    .contains("data-lane=\"A\"")
+                    .contains("data-lane=\"B\"")
+                    .contains("data-lane=\"C\"");
+            // A reproduced incident reads as one (amber), never as a green tick; the Leasehold run reads as held.
+            assertThat(section)
+                    .as(run)
+                    .contains(run.equals("fenced") ? "class=\"verdict held\"" : "class=\"verdict reproduced\"")
+                    .doesNotContain("class=\"verdict fail\"");
+        }
+        assertThat(section(html, "uncoordinated"))
+                .contains("incident reproduced, as expected: customers charged 3" + " times")
+                .doesNotContain("&#10004;");
+        // The summary table at the top: the scenario's broken runs beside its Leasehold run.
+        String summary = html.substring(html.indexOf("<table class=\"summary\">"), html.indexOf("</table>"));
+        assertThat(summary)
+                .contains("<tr data-scenario=\"stale-leader\">")
+                .contains("<b>lease-only</b><ul><li>customers charged twice: c4</li></ul>")
+                .contains("<b>fenced</b><ul><li>customers charged exactly once")
+                .containsPattern("<li>stale writes rejected: A's charge of c4 with token \\d+ \\(highest \\d+\\)</li>");
+        // Each charge is labelled with its customer, so a reader sees who was charged twice without expanding events.
+        assertThat(section(html, "lease-only")).contains(">c4</text>");
+        String fenced = section(html, "fenced");
+        assertThat(fenced).containsPattern(">\\d+ rejected c4</text>");
+        assertThat(fenced)
+                .contains("class=\"write rejected\"")
+                .contains("class=\"leadership\"")
+                .contains("class=\"pause\"");
+        Matcher rejected = Pattern.compile("class=\"write rejected\" data-token=\"(\\d+)\"")
+                .matcher(fenced);
+        assertThat(rejected.find()).isTrue();
+        assertThat(section(html, "lease-only")).doesNotContain("class=\"write rejected\"");
     }
 
     @Test
@@ -164,5 +216,12 @@ class ScenariosTest {
                 .containsPattern("verdict: A led with token (\\d+); B took over with token \\d+")
                 .containsPattern("verdict: stale leader A: write with token \\d+ rejected \\(highest \\d+\\)")
                 .contains("verdict: stale writes in the ledger: 0");
+    }
+
+    private static String section(String html, String run) {
+        int start = html.indexOf("data-run=\"" + run + "\"");
+        assertThat(start).as("a section for run " + run).isPositive();
+        int end = html.indexOf("</section>", start);
+        return html.substring(start, end);
     }
 }

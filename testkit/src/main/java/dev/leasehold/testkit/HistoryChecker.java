@@ -49,8 +49,12 @@ public final class HistoryChecker {
      * @param seq         the write's sequence number in its grant
      * @param sentNanos   {@link System#nanoTime()} just before the write was sent; 0 if unknown
      * @param ackedNanos  {@link System#nanoTime()} once it was known to be committed; 0 if unknown
+     * @param election    the election (and so the resource) the write was made for; null for the election of the
+     *                    participant's grant with that token. Give it where one token is granted in several elections:
+     *                    {@code FencedPartitions} creates a member's partition nodes in one multi, so they share one
+     *                    czxid, and without it rule 6 would judge one partition's writes against another's.
      */
-    public record Ack(String participant, long token, long seq, long sentNanos, long ackedNanos) {
+    public record Ack(String participant, long token, long seq, long sentNanos, long ackedNanos, String election) {
         /**
          * An acknowledgement without times: rule 6 does not judge it.
          *
@@ -59,7 +63,20 @@ public final class HistoryChecker {
          * @param seq         the write's sequence number in its grant
          */
         public Ack(String participant, long token, long seq) {
-            this(participant, token, seq, 0, 0);
+            this(participant, token, seq, 0, 0, null);
+        }
+
+        /**
+         * An acknowledgement in the election of the participant's grant with that token.
+         *
+         * @param participant who wrote
+         * @param token       with which token
+         * @param seq         the write's sequence number in its grant
+         * @param sentNanos   {@link System#nanoTime()} just before the write was sent; 0 if unknown
+         * @param ackedNanos  {@link System#nanoTime()} once it was known to be committed; 0 if unknown
+         */
+        public Ack(String participant, long token, long seq, long sentNanos, long ackedNanos) {
+            this(participant, token, seq, sentNanos, ackedNanos, null);
         }
 
         boolean timed() {
@@ -246,7 +263,7 @@ public final class HistoryChecker {
     }
 
     /**
-     * Rule 6: per election (each acknowledged token's election is its grant's), the acknowledgements sent after a
+     * Rule 6: per election (an acknowledgement's own, else its token's grant's), the acknowledgements sent after a
      * higher token's write was acknowledged. One line per stale write.
      */
     static List<String> staleAcknowledged(List<Grant> grants, List<Ack> acks) {
@@ -256,7 +273,8 @@ public final class HistoryChecker {
         }
         Map<String, List<Ack>> byElection = new HashMap<>();
         for (Ack ack : acks) {
-            String election = electionOf.get(ack.participant() + "/" + ack.token());
+            String election =
+                    ack.election() != null ? ack.election() : electionOf.get(ack.participant() + "/" + ack.token());
             if (ack.timed() && election != null) {
                 byElection.computeIfAbsent(election, e -> new ArrayList<>()).add(ack);
             }

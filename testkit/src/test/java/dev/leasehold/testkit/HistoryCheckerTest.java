@@ -182,4 +182,28 @@ class HistoryCheckerTest {
         List<Ack> untimed = List.of(new Ack("b", 9, 1), new Ack("a", 5, 2));
         assertThat(check(clean(), grants(), untimed).violations()).noneMatch(v -> v.startsWith("rule 6:"));
     }
+
+    /**
+     * FencedPartitions creates a member's partition nodes in one multi: its partitions share one token. b's write with
+     * 9 in partition-1 says nothing about partition-2, where a (token 5) still owns the fence; b's write with 9 in
+     * partition-2 does.
+     */
+    @Test
+    void rule6JudgesEachWriteInItsOwnElectionWhenOneTokenIsGrantedInSeveral() {
+        List<Grant> grants = List.of(
+                new Grant(10, "partition-1", "a", 5, A),
+                new Grant(10, "partition-2", "a", 5, A),
+                new Grant(200, "partition-1", "b", 9, B),
+                new Grant(200, "partition-2", "b", 9, B));
+        List<Ack> otherPartition =
+                List.of(new Ack("b", 9, 1, 290, 300, "partition-1"), new Ack("a", 5, 2, 400, 420, "partition-2"));
+        assertThat(HistoryChecker.staleAcknowledged(grants, otherPartition)).isEmpty();
+
+        List<Ack> samePartition =
+                List.of(new Ack("b", 9, 1, 290, 300, "partition-2"), new Ack("a", 5, 2, 400, 420, "partition-2"));
+        assertThat(HistoryChecker.staleAcknowledged(grants, samePartition))
+                .singleElement()
+                .asString()
+                .startsWith("rule 6: in partition-2 a's write #2 with token 5");
+    }
 }

@@ -293,7 +293,9 @@ public final class ChaosCampaign {
             observations.awaitLeadersIn(elections().size(), ChildParticipant.START_SECONDS, TimeUnit.SECONDS);
             to = nemesis.run(ensemble, participants, observations, session.ms());
             from = nemesis.started();
-            Thread.sleep(3L * session.ms()); // lets the last leader settle and write before the campaign is closed
+            // Lets the last leader settle and write before the campaign is closed: each election down to one leader,
+            // which wrote after the nemesis stopped (a stale belief has ended by then); 3 sessions at most.
+            observations.awaitSettled(elections(), to, 3L * session.ms(), TimeUnit.MILLISECONDS);
         } finally {
             for (Participant participant : participants) {
                 participant.close();

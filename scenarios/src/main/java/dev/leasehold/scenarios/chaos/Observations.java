@@ -35,6 +35,9 @@ final class Observations {
     private final List<HistoryChecker.Belief> beliefs = new ArrayList<>();
     private final Map<String, List<OpenBelief>> openBeliefs = new HashMap<>();
     private final Set<GrantKey> writtenWith = new HashSet<>();
+    /** Each grant's latest acknowledged write (its ack time): what {@link #awaitSettled} waits for. */
+    private final Map<GrantKey, Long> lastAck = new HashMap<>();
+
     private final AtomicInteger staleRejected = new AtomicInteger();
     private final AtomicInteger databaseErrors = new AtomicInteger();
 
@@ -48,7 +51,7 @@ final class Observations {
 
             @Override
             public void acknowledged(long token, long seq, long sentNanos, long ackedNanos) {
-                Observations.this.acknowledged(participant, token, seq, sentNanos, ackedNanos);
+                Observations.this.acknowledged(participant, election, token, seq, sentNanos, ackedNanos);
             }
 
             @Override
@@ -92,12 +95,15 @@ final class Observations {
         }
     }
 
-    private void acknowledged(String participant, long token, long seq, long sentNanos, long ackedNanos) {
+    private void acknowledged(
+            String participant, String election, long token, long seq, long sentNanos, long ackedNanos) {
         synchronized (lock) {
-            acks.add(new HistoryChecker.Ack(participant, token, seq, sentNanos, ackedNanos));
-            if (writtenWith.add(new GrantKey(participant, token))) {
-                lock.notifyAll();
-            }
+            // with its election: a member's partitions can share one token (one multi of creates, one czxid)
+            acks.add(new HistoryChecker.Ack(participant, token, seq, sentNanos, ackedNanos, election));
+            GrantKey key = new GrantKey(participant, token);
+            writtenWith.add(key);
+            lastAck.merge(key, ackedNanos, Math::max);
+            lock.notifyAll(); // awaitSettled waits for a write after a given time, not only a grant's first
         }
     }
 
@@ -207,6 +213,36 @@ final class Observations {
                 TimeUnit.NANOSECONDS.timedWait(lock, left);
             }
         }
+    }
+
+    /**
+     * Waits, at most {@code timeout}, until every one of {@code elections} is settled: exactly one participant
+     * believes it leads there, and it has had a write acknowledged with that grant at or after {@code afterNanos}.
+     *
+     * @return whether they settled in time (if not, the campaign simply ends later, at the timeout)
+     */
+    boolean awaitSettled(List<String> elections, long afterNanos, long timeout, TimeUnit unit)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        synchronized (lock) {
+            while (!elections.stream().allMatch(election -> settled(election, afterNanos))) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(lock, left);
+            }
+            return true;
+        }
+    }
+
+    /** Called under the lock: one belief in {@code election}, and a write with it acknowledged since then. */
+    private boolean settled(String election, long afterNanos) {
+        List<GrantKey> believers = new ArrayList<>();
+        openBeliefs.forEach((participant, open) -> open.stream()
+                .filter(b -> b.election().equals(election))
+                .forEach(b -> believers.add(new GrantKey(participant, b.token()))));
+        return believers.size() == 1 && lastAck.getOrDefault(believers.get(0), Long.MIN_VALUE) - afterNanos >= 0;
     }
 
     /** Waits, at most {@code timeout}, until {@code participant} believes it leads in no election any more. */
