@@ -10,9 +10,7 @@ import dev.leasehold.store.StaleTokenException;
 import dev.leasehold.testkit.HistoryTable;
 import dev.leasehold.testkit.SimpleDataSource;
 import dev.leasehold.testkit.TcpProxy;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -81,19 +79,7 @@ public final class PartitionChild {
 
     /** The scenario's commands on stdin, until it closes: {@code QUIESCE} (answered {@code QUIET}), {@code RESUME}. */
     private void obey() throws IOException {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-            String command;
-            while ((command = in.readLine()) != null) {
-                switch (command) {
-                    case "QUIESCE" -> {
-                        quiescence.quiesce();
-                        say("QUIET");
-                    }
-                    case "RESUME" -> quiescence.resume();
-                    default -> say("UNKNOWN command " + command);
-                }
-            }
-        }
+        quiescence.obey(System.in, this::say);
     }
 
     private void fenced(CuratorFramework client) throws Exception {

@@ -179,7 +179,7 @@ final class PartitionedBillingScenario implements Scenario {
                     "every instance owns partitions and " + frozen + " has charged each of its partitions");
             List<Integer> moving = instances.ownedBy(frozen);
 
-            String between = idleUnbounded(url);
+            String between = Quiescence.needed(url);
             if (between != null) {
                 processes.tell(frozen, "QUIESCE");
                 instances.await(() -> instances.quiet.contains(frozen), frozen + " has no transaction in flight");
@@ -267,13 +267,6 @@ final class PartitionedBillingScenario implements Scenario {
      * mark's lock until thawed, and the new owners' advance would wait for it in vain. There the scenario stops the
      * instance between transactions; else at an arbitrary moment, the realistic case.
      */
-    private static String idleUnbounded(String url) {
-        if (url.startsWith("jdbc:postgresql:")) {
-            return null;
-        }
-        return url.startsWith("jdbc:h2:") ? "H2" : url.split(":")[1];
-    }
-
     private static String first(List<String> items) {
         return items.size() <= 3 ? items.toString() : items.subList(0, 3) + " ...";
     }

@@ -11,7 +11,6 @@ import dev.leasehold.testkit.SimpleDataSource;
 import dev.leasehold.testkit.TcpProxy;
 import java.io.PrintStream;
 import java.sql.Connection;
-import java.util.concurrent.CountDownLatch;
 import javax.sql.DataSource;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.RetryNTimes;
@@ -21,6 +20,9 @@ import org.apache.curator.retry.RetryNTimes;
  * it. It joins the election; when it leads it fences the resource and then writes every 250 ms with its token until
  * the resource refuses (a naive loop that never re-checks leadership, as code in a long GC pause never can). With
  * {@code unfenced} it writes straight to the table, without the gate. It reports on stdout, one line per event (RETRY text: a retryable advance or write, retried).
+ *
+ * <p>Reads {@code QUIESCE} (answered {@code QUIET}) and {@code RESUME} on stdin ({@link Quiescence}: the scenario stops
+ * it between transactions where the database cannot end an idle one); it exits when stdin closes.
  *
  * <p>Arguments: {@link ChildArgs} (a latch; the resource is the ledger).
  */
@@ -55,31 +57,38 @@ public final class PauseChild {
         });
         latch.start();
         say(out, "JOINED " + ProcessHandle.current().pid());
-        new CountDownLatch(1).await(); // runs until the scenario kills it
+        QUIESCENCE.obey(System.in, line -> say(out, line));
+        System.exit(0); // stdin closed: the scenario's JVM is gone
     }
+
+    /** The writer's transactions, held back while the scenario stops this JVM between them. */
+    private static final Quiescence QUIESCENCE = new Quiescence();
 
     private static void write(
             PrintStream out, FenceGate gate, DataSource ds, ChildArgs child, long token, long session) {
         try {
             if (child.fenced()) {
-                RetryingGate.advance(gate, child.resource(), token, text -> say(out, "RETRY " + text));
+                QUIESCENCE.transaction(
+                        () -> RetryingGate.advance(gate, child.resource(), token, text -> say(out, "RETRY " + text)));
                 say(out, "FENCED " + token);
             }
             for (int seq = 1; ; seq++) {
                 Thread.sleep(250); // the pace of the leader's work
                 HistoryTable.Write row = new HistoryTable.Write(child.resource(), child.id(), token, seq, session);
-                if (child.fenced()) {
-                    RetryingGate.write(
-                            gate,
-                            child.resource(),
-                            token,
-                            tx -> HistoryTable.insert(tx, child.prefix(), row),
-                            text -> say(out, "RETRY " + text));
-                } else {
-                    try (Connection c = ds.getConnection()) {
-                        HistoryTable.insert(c, child.prefix(), row);
+                QUIESCENCE.transaction(() -> {
+                    if (child.fenced()) {
+                        RetryingGate.write(
+                                gate,
+                                child.resource(),
+                                token,
+                                tx -> HistoryTable.insert(tx, child.prefix(), row),
+                                text -> say(out, "RETRY " + text));
+                    } else {
+                        try (Connection c = ds.getConnection()) {
+                            HistoryTable.insert(c, child.prefix(), row);
+                        }
                     }
-                }
+                });
                 say(out, "WROTE " + token + " " + seq);
             }
         } catch (StaleTokenException e) {

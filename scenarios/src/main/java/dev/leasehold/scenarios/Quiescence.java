@@ -1,13 +1,19 @@
 package dev.leasehold.scenarios;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
 
 /**
  * Lets a child JVM be stopped between transactions: its workers make each database transaction inside
  * {@link #transaction}; {@link #quiesce} waits until none is in flight and holds new ones back until {@link #resume}.
  * Used where the database cannot end the idle transaction of a process frozen inside it (H2: no server-side idle
  * bound), so that a {@code kill -STOP} there does not hold a row lock the new owner waits for. Thread-safe;
- * {@link #quiesce} and {@link #resume} are called on one thread (the child's stdin reader).
+ * {@link #quiesce} and {@link #resume} are called on one thread (the child's stdin reader, {@link #obey}).
  */
 final class Quiescence {
 
@@ -33,6 +39,37 @@ final class Quiescence {
             tx.run();
         } finally {
             lock.readLock().unlock();
+        }
+    }
+
+    /**
+     * The database behind {@code jdbcUrl} if it cannot end the idle transaction of a frozen process (so the scenario
+     * must stop its child between transactions), or null (PostgreSQL: the store's idle bound ends it).
+     */
+    static String needed(String jdbcUrl) {
+        if (jdbcUrl.startsWith("jdbc:postgresql:")) {
+            return null;
+        }
+        return jdbcUrl.startsWith("jdbc:h2:") ? "H2" : jdbcUrl.split(":")[1];
+    }
+
+    /**
+     * Obeys the scenario's commands on {@code in}, one per line, until it closes: {@code QUIESCE} (answered
+     * {@code QUIET} once no transaction is in flight) and {@code RESUME}.
+     */
+    void obey(InputStream in, Consumer<String> say) throws IOException {
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            String command;
+            while ((command = lines.readLine()) != null) {
+                switch (command) {
+                    case "QUIESCE" -> {
+                        quiesce();
+                        say.accept("QUIET");
+                    }
+                    case "RESUME" -> resume();
+                    default -> say.accept("UNKNOWN command " + command);
+                }
+            }
         }
     }
 

@@ -63,6 +63,7 @@ final class RealPauseScenario implements Scenario {
         final Map<String, Long> tokens = new LinkedHashMap<>();
         final Map<String, Integer> writes = new LinkedHashMap<>();
         final Map<String, String> rejections = new LinkedHashMap<>();
+        final List<String> quiet = new ArrayList<>();
 
         Children(Timeline timeline) {
             this.timeline = timeline;
@@ -103,6 +104,7 @@ final class RealPauseScenario implements Scenario {
                         "leadership lost, token " + parts[1] + " withdrawn"
                                 + (parts.length > 2 ? " (" + parts[2] + ")" : ""));
                 case "RETRY" -> timeline.problem(child, text.substring("RETRY ".length()));
+                case "QUIET" -> quiet.add(child);
                 default -> timeline.problem(child, text);
             }
             notifyAll();
@@ -150,9 +152,19 @@ final class RealPauseScenario implements Scenario {
             long oldToken = children.tokens.get(leader);
             children.await(() -> children.writes(leader) >= 2, leader + " writes twice");
 
+            String between = Quiescence.needed(url);
+            if (between != null) {
+                processes.tell(leader, "QUIESCE");
+                children.await(() -> children.quiet.contains(leader), leader + " has no transaction in flight");
+            }
             processes.signal("-STOP", leader);
             int pause = timeline.begin(leader, Timeline.SpanKind.PAUSE, "kill -STOP");
-            timeline.problem(leader, "kill -STOP: the whole process is frozen (GC pause, frozen VM)");
+            timeline.problem(
+                    leader,
+                    "kill -STOP: the whole process is frozen (GC pause, frozen VM)"
+                            + (between != null
+                                    ? ", between transactions: " + between + " cannot end an idle transaction"
+                                    : ", at an arbitrary moment"));
             int writesWhenFrozen = children.writes(leader);
             children.await(
                     () -> children.leaders.stream().anyMatch(c -> !c.equals(leader)),
@@ -165,6 +177,9 @@ final class RealPauseScenario implements Scenario {
             timeline.end(pause);
             timeline.info(leader, "kill -CONT: thawed, believing it still leads with token " + oldToken);
             processes.signal("-CONT", leader);
+            if (between != null) {
+                processes.tell(leader, "RESUME");
+            }
 
             if (fenced) {
                 children.await(() -> children.rejections.containsKey(leader), leader + "'s next write is refused");
