@@ -263,9 +263,11 @@ public abstract class ChaosDatabase implements AutoCloseable {
             return password;
         }
 
+        /** The URL with its password masked ({@code password=}/{@code pwd=} parameters, {@code user:password@}). */
         @Override
         public String label() {
-            return url;
+            return url.replaceAll("(?i)((?:password|pwd)=)[^&;]*", "$1***")
+                    .replaceAll("//([^:/@]+):[^@/]*@", "//$1:***@");
         }
 
         @Override

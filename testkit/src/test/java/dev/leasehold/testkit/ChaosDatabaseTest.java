@@ -105,6 +105,14 @@ class ChaosDatabaseTest {
 
     @Test
     void anExternalDatabaseIsNeverRestarted() {
+        assertThat(ChaosDatabase.external(
+                                "jdbc:mariadb://127.0.0.1:3307/db?user=app&password=s3cret&useSsl=false", null, null)
+                        .label())
+                .as("a report line never shows the password")
+                .isEqualTo("jdbc:mariadb://127.0.0.1:3307/db?user=app&password=***&useSsl=false");
+        assertThat(ChaosDatabase.external("jdbc:postgresql://app:s3cret@host/db", null, null)
+                        .label())
+                .isEqualTo("jdbc:postgresql://app:***@host/db");
         ChaosDatabase external = ChaosDatabase.external("jdbc:h2:mem:external", null, null);
         assertThat(external.restartable()).isFalse();
         assertThatThrownBy(external::restart)
