@@ -45,6 +45,7 @@ final class AdvisoryLockRun {
         CountDownLatch bothWrote = new CountDownLatch(2);
         CountDownLatch aLeads = new CountDownLatch(1);
         CountDownLatch stop = new CountDownLatch(1);
+        unlockAll(pooled); // a run before this one (a test, a crashed run) may have left the key held
         try (Connection a = pooled.getConnection();
                 Connection b = pooled.getConnection()) {
             Thread threadA = participant("A", a, timeline, writes, aLeads, bothWrote, stop);
@@ -130,14 +131,16 @@ final class AdvisoryLockRun {
         }
     }
 
-    /** Session locks outlive the clients behind a pooler: unlock them on every server connection we can reach. */
+    /**
+     * Session locks outlive the clients behind a pooler, on server connections a client cannot choose: ends every
+     * other server session that holds the key (the pooler drops those connections), then unlocks this one's.
+     */
     private static void unlockAll(DataSource pooled) {
-        try (Connection c = pooled.getConnection()) {
-            for (int i = 0; i < 8; i++) {
-                try (Statement s = c.createStatement()) {
-                    s.execute("SELECT pg_advisory_unlock_all()");
-                }
-            }
+        try (Connection c = pooled.getConnection();
+                Statement s = c.createStatement()) {
+            s.execute("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = 0"
+                    + " AND objid = " + KEY + " AND objsubid = 1 AND pid <> pg_backend_pid()");
+            s.execute("SELECT pg_advisory_unlock_all()");
         } catch (SQLException ignored) {
             // best effort: the pooler or the server is going away
         }
