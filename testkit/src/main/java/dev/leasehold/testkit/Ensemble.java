@@ -81,8 +81,15 @@ public final class Ensemble implements Closeable {
         }
         allowFourLetterWords();
         List<InstanceSpec> specs = new ArrayList<>();
+        java.util.Set<Integer> ports = new java.util.HashSet<>();
         for (int id = 1; id <= size; id++) {
-            specs.add(new InstanceSpec(null, -1, -1, -1, true, id, tickMs, 0));
+            // curator-test picks each port free, closes it and binds it later: the same port can come back twice
+            InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, id, tickMs, 0);
+            for (int tries = 1; !distinct(ports, spec) && tries < 20; tries++) {
+                spec.getDataDirectory().delete(); // empty: nothing ran in it
+                spec = new InstanceSpec(null, -1, -1, -1, true, id, tickMs, 0);
+            }
+            specs.add(spec);
         }
         TestingCluster cluster = new TestingCluster(specs);
         try {
@@ -96,6 +103,17 @@ public final class Ensemble implements Closeable {
             servers.add(new ConnectString.Server(spec.getHostname(), spec.getPort()));
         }
         return new Ensemble(cluster, null, new ConnectString(servers, ""));
+    }
+
+    /** Adds {@code spec}'s three ports to {@code taken} if they differ and none is taken yet; else false. */
+    private static boolean distinct(java.util.Set<Integer> taken, InstanceSpec spec) {
+        java.util.Set<Integer> own =
+                new java.util.HashSet<>(List.of(spec.getPort(), spec.getElectionPort(), spec.getQuorumPort()));
+        if (own.size() < 3 || own.stream().anyMatch(taken::contains)) {
+            return false;
+        }
+        taken.addAll(own);
+        return true;
     }
 
     /**
