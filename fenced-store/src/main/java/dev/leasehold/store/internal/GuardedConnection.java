@@ -217,11 +217,7 @@ public final class GuardedConnection implements InvocationHandler {
     public Object invoke(Object self, Method method, Object[] args) throws Throwable {
         String name = method.getName();
         if (method.getDeclaringClass() == Object.class) {
-            return switch (name) {
-                case "equals" -> self == args[0];
-                case "hashCode" -> System.identityHashCode(self);
-                default -> "fenced transaction on " + target;
-            };
+            return objectMethod(self, name, args, "fenced transaction");
         }
         boolean isRefused = REFUSED.contains(name) || (name.equals("rollback") && (args == null || args.length == 0));
         if (isRefused || over) {
@@ -280,6 +276,15 @@ public final class GuardedConnection implements InvocationHandler {
         }
     }
 
+    /** {@code equals} and {@code hashCode} of a proxy by identity; {@code toString} names it ({@code what}). */
+    private Object objectMethod(Object self, String name, Object[] args, String what) {
+        return switch (name) {
+            case "equals" -> self == args[0];
+            case "hashCode" -> System.identityHashCode(self);
+            default -> what + " on " + target;
+        };
+    }
+
     /** A statement of the work: its SQL is checked, getConnection() is the guard, and it is closed at the end. */
     private Statement guard(Statement statement, Class<?> type) {
         statements.add(statement);
@@ -287,11 +292,7 @@ public final class GuardedConnection implements InvocationHandler {
         InvocationHandler handler = (self, method, args) -> {
             String name = method.getName();
             if (method.getDeclaringClass() == Object.class) {
-                return switch (name) {
-                    case "equals" -> self == args[0];
-                    case "hashCode" -> System.identityHashCode(self);
-                    default -> "fenced statement on " + target;
-                };
+                return objectMethod(self, name, args, "fenced statement");
             }
             if (name.equals("getConnection")) {
                 return proxy;
@@ -327,11 +328,7 @@ public final class GuardedConnection implements InvocationHandler {
         return (ResultSet) newProxy(RESULT_SET, (InvocationHandler) (self, method, args) -> {
             String name = method.getName();
             if (method.getDeclaringClass() == Object.class) {
-                return switch (name) {
-                    case "equals" -> self == args[0];
-                    case "hashCode" -> System.identityHashCode(self);
-                    default -> "fenced result set on " + target;
-                };
+                return objectMethod(self, name, args, "fenced result set");
             }
             if (name.equals("getStatement")) {
                 return owner;

@@ -240,11 +240,12 @@ final class Transaction {
                     failure,
                     true);
         }
-        if (settings.abortedProbe().isEmpty()) {
+        java.util.Optional<String> probe = settings.abortedProbe();
+        if (probe.isEmpty()) {
             return null; // the failed statement undid only itself
         }
         try {
-            identity(connection, settings.abortedProbe().get());
+            identity(connection, probe.get());
             return null; // the work rolled back to a savepoint of its own after the failure
         } catch (SQLException aborted) {
             aborted.addSuppressed(failure);
