@@ -4,6 +4,7 @@ import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.StoreConfig;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +30,28 @@ final class OneResourceBench {
     /** The goal of a ratio against the plain transaction, per database (issue 24). */
     private static double goal(DatabaseBench.Db db) {
         return db.postgres() ? 0.90 : db.mariaDb() ? 0.85 : 0.60;
+    }
+
+    /** Inserts one row of {@code thread} on {@code c}. */
+    @FunctionalInterface
+    private interface RowInsert {
+        void into(Connection c, int thread) throws SQLException;
+    }
+
+    /** What a plain JDBC transaction does on its connection. */
+    @FunctionalInterface
+    private interface Body {
+        void run(Connection c) throws SQLException;
+    }
+
+    /** {@code body} in a plain JDBC transaction: auto-commit off, the body, COMMIT, auto-commit back on. */
+    private static void plainTransaction(DatabaseBench.Db db, Body body) throws SQLException {
+        try (Connection c = db.pool().getConnection()) {
+            c.setAutoCommit(false);
+            body.run(c);
+            c.commit();
+            c.setAutoCommit(true);
+        }
     }
 
     /**
@@ -60,47 +83,27 @@ final class OneResourceBench {
         String insert = "INSERT INTO " + table + " (id, thread, token) VALUES (?, ?, ?)";
         AtomicLong ids = new AtomicLong();
         AtomicLong leader = new AtomicLong();
-        DatabaseBench.Op plainTx = (thread, ignored) -> {
-            try (Connection c = db.pool().getConnection()) {
-                c.setAutoCommit(false);
-                try (PreparedStatement p = c.prepareStatement(insert)) {
-                    p.setLong(1, ids.incrementAndGet());
-                    p.setInt(2, thread);
-                    p.setLong(3, leader.get());
-                    p.executeUpdate();
-                }
-                c.commit();
-                c.setAutoCommit(true);
-            }
-        };
-        DatabaseBench.Op write = (thread, ignored) -> gate.write(RESOURCE, leader.get(), tx -> {
-            try (PreparedStatement p = tx.prepareStatement(insert)) {
+        // the work every variant does: one row of its own
+        RowInsert row = (c, thread) -> {
+            try (PreparedStatement p = c.prepareStatement(insert)) {
                 p.setLong(1, ids.incrementAndGet());
                 p.setInt(2, thread);
                 p.setLong(3, leader.get());
                 p.executeUpdate();
             }
-        });
+        };
+        DatabaseBench.Op plainTx = (thread, ignored) -> plainTransaction(db, c -> row.into(c, thread));
+        DatabaseBench.Op write = (thread, ignored) -> gate.write(RESOURCE, leader.get(), tx -> row.into(tx, thread));
         // no gate code: the plain transaction plus the check the gate makes for a token it has seen, by hand
         String check = floorCheck(db, config.tablePrefix() + "fence");
-        DatabaseBench.Op floor = (thread, ignored) -> {
-            try (Connection c = db.pool().getConnection()) {
-                c.setAutoCommit(false);
-                try (PreparedStatement p = c.prepareStatement(check)) {
-                    p.setString(1, RESOURCE);
-                    p.setLong(2, leader.get());
-                    p.execute();
-                }
-                try (PreparedStatement p = c.prepareStatement(insert)) {
-                    p.setLong(1, ids.incrementAndGet());
-                    p.setInt(2, thread);
-                    p.setLong(3, leader.get());
-                    p.executeUpdate();
-                }
-                c.commit();
-                c.setAutoCommit(true);
+        DatabaseBench.Op floor = (thread, ignored) -> plainTransaction(db, c -> {
+            try (PreparedStatement p = c.prepareStatement(check)) {
+                p.setString(1, RESOURCE);
+                p.setLong(2, leader.get());
+                p.execute();
             }
-        };
+            row.into(c, thread);
+        });
         DatabaseBench.Op update = (thread, ignored) ->
                 gate.update(RESOURCE, leader.get(), insert, ids.incrementAndGet(), thread, leader.get());
         double goal = goal(db);
