@@ -179,7 +179,8 @@ class ScenariosTest {
         Program program = run("real-pause");
         assertThat(program.out())
                 .as(program.all())
-                .contains("kill -STOP: the whole process is frozen")
+                .contains("kill -STOP: the whole process is frozen (GC pause, frozen VM), between transactions: H2"
+                        + " cannot end an idle transaction")
                 .containsPattern("verdict: stale leader child-\\d: its writes with token \\d+ landed after")
                 .containsPattern("verdict: stale leader child-\\d: write with token \\d+ rejected \\(highest \\d+\\)")
                 .contains("verdict: stale writes in the ledger: 0");
