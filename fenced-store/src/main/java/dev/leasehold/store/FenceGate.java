@@ -187,20 +187,45 @@ public final class FenceGate {
         Args.name(resource, "resource");
         Args.token(token, "token");
         Args.notNull(work, "work");
-        return told(
-                resource,
-                token,
-                () -> committed(
-                        resource,
-                        token,
-                        context.jdbc()
-                                .inTransaction(
-                                        "fenced write to '" + resource + "' with token " + token,
-                                        tx -> {
-                                            passAndRecord(tx, resource, token, null);
-                                            return null;
-                                        },
-                                        work::call)));
+        String operation = "fenced write to '" + resource + "' with token " + token;
+        return told(resource, token, () -> {
+            Optional<String> late = passed.seen(resource, token) ? lateCheck() : Optional.empty();
+            if (late.isPresent()) {
+                try {
+                    return committed(
+                            resource,
+                            token,
+                            context.jdbc()
+                                    .inTransaction(operation, work::call, new Jdbc.Late(late.get(), resource, token)));
+                } catch (Jdbc.LateRefused refused) {
+                    passed.forget(resource); // the next write of it checks before its work
+                    OptionalLong highest = highestToken(resource);
+                    if (highest.isPresent() && highest.getAsLong() > token) {
+                        throw new StaleTokenException(resource, token, highest.getAsLong());
+                    }
+                    // lower (re-based by another gate) or gone: nothing was kept; the full path raises and records it
+                }
+            }
+            return committed(
+                    resource,
+                    token,
+                    context.jdbc()
+                            .inTransaction(
+                                    operation,
+                                    tx -> {
+                                        passAndRecord(tx, resource, token, null);
+                                        return null;
+                                    },
+                                    work::call));
+        });
+    }
+
+    /**
+     * The shared check sent with the COMMIT, in the same round trip, for a token this gate saw pass (issue 24), where
+     * the database can send several statements at once (PostgreSQL); else empty.
+     */
+    private Optional<String> lateCheck() {
+        return context.knownTx().filter(TxDialect::multiStatement).flatMap(tx -> tx.fenceAssert(context.sql().tables));
     }
 
     /** After a commit: remembers that {@code token} passed for {@code resource}, and returns {@code result}. */

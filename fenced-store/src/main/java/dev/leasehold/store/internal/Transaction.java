@@ -35,6 +35,7 @@ final class Transaction {
             String operation,
             Jdbc.Body<?> store,
             Jdbc.Work<T> work,
+            Jdbc.Late late,
             boolean eachOnItsOwn)
             throws Transient {
         Connection connection;
@@ -75,9 +76,10 @@ final class Transaction {
                 Connection carrier = Prologue.once(connection, settings.prologue());
                 try {
                     stored = store.apply(carrier);
-                    if (work != null) {
+                    if (work != null && (late == null || !settings.dmlKeepsTransaction())) {
                         Prologue.flush(carrier); // the work runs under the same settings
-                    }
+                    } // else they travel with the work's first statement, or with the late check
+
                 } catch (SQLException e) {
                     over = rollback(connection, e);
                     if (SqlStates.of(e).retriedByTheStore() && over) {
@@ -105,7 +107,13 @@ final class Transaction {
                     GuardedConnection guarded = new GuardedConnection(
                             connection,
                             settings.ddlCommits(),
-                            lazy ? () -> identity(connection, settings.markTransaction()) : null);
+                            lazy
+                                    ? () -> {
+                                        Prologue.flush(carrier); // a mark is a statement like any other
+                                        return identity(connection, settings.markTransaction());
+                                    }
+                                    : null,
+                            late != null && lazy ? carrier : null);
                     try {
                         result = work.apply(guarded.connection());
                     } catch (SQLException e) {
@@ -132,6 +140,17 @@ final class Transaction {
                         over = rollback(connection, ended);
                         throw ended;
                     }
+                }
+                if (late != null) {
+                    try {
+                        Jdbc.lateCommit(
+                                connection, Prologue.take(carrier, false).before(), late);
+                    } catch (SQLException e) {
+                        over = rollback(connection, e);
+                        throw lateFailure(operation, e);
+                    }
+                    over = true;
+                    return result;
                 }
                 try {
                     if (commitAndRestore != null) {
@@ -165,6 +184,23 @@ final class Transaction {
         } finally {
             close(connection);
         }
+    }
+
+    /**
+     * What a failure of the late check sent with the COMMIT (and the settings, if nothing sent them yet) means. A failure of either leaves
+     * nothing kept, except a lost connection (the COMMIT may have run) and what the database answers for the COMMIT
+     * itself, as for any commit: the check's refusal is {@link Jdbc.LateRefused}; a serialization failure, deadlock,
+     * lock timeout or the idle bound, a retryable {@link StoreException}; the rest, an unknown outcome.
+     */
+    private static RuntimeException lateFailure(String operation, SQLException e) {
+        if (TxDialect.REFUSED_STATE.equals(e.getSQLState())) {
+            return new Jdbc.LateRefused(operation, e);
+        }
+        SqlStates.Kind kind = SqlStates.of(e);
+        if (SqlStates.sharedServerStatement(e) || kind != SqlStates.Kind.CONNECTION_LOST && kind.retryable()) {
+            return failure(operation, e); // the check failed, or the idle bound ended the session: no COMMIT ran
+        }
+        return new CommitOutcomeUnknownException(operation, e);
     }
 
     /**
