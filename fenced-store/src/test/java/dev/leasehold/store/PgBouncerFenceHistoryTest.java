@@ -17,4 +17,9 @@ class PgBouncerFenceHistoryTest extends FenceHistoryContract {
     protected DataSource dataSource() {
         return database.dataSource();
     }
+
+    @Override
+    protected boolean checksAtCommit() {
+        return true;
+    }
 }

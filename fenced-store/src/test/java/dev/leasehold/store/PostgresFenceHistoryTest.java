@@ -15,4 +15,9 @@ class PostgresFenceHistoryTest extends FenceHistoryContract {
         }
         return database;
     }
+
+    @Override
+    protected boolean checksAtCommit() {
+        return true;
+    }
 }

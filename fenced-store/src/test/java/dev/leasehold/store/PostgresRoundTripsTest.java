@@ -203,11 +203,11 @@ class PostgresRoundTripsTest {
 
     /**
      * The check at the commit refuses a token below the mark after the work ran: nothing is kept, and the gate reads
-     * the higher mark before it says stale. A mark re-based below the token makes the gate run the work again on the
-     * path that raises the mark.
+     * the higher mark before it says stale. A mark re-based below the token is a retryable failure (the work is never
+     * run twice); the next write checks first, raising the mark again.
      */
     @Test
-    void theCheckAtTheCommitRefusesAStaleTokenAndRetriesAfterARebase() throws SQLException {
+    void theCheckAtTheCommitRefusesAStaleTokenAndARebaseIsRetryable() throws SQLException {
         FenceGate other = new FenceGate(database);
         other.advance("trips", 8);
         assertThatThrownBy(() -> gate.write("trips", 7, tx -> insert(tx, "stale")))
@@ -220,15 +220,111 @@ class PostgresRoundTripsTest {
         newer.write("trips", 9, tx -> insert(tx, "seen"));
         other.rebase("trips", 2, "the test", "a rebuilt ensemble");
         java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        assertThatThrownBy(() -> newer.write("trips", 9, tx -> {
+                    runs.incrementAndGet();
+                    insert(tx, "refused with the re-based mark");
+                }))
+                .isInstanceOfSatisfying(
+                        StoreException.class, e -> assertThat(e.retryable()).isTrue())
+                .hasMessageContaining("below the token");
+        assertThat(runs).as("the work runs once per call").hasValue(1);
         newer.write("trips", 9, tx -> {
             runs.incrementAndGet();
             insert(tx, "after the re-base");
         });
-        assertThat(runs)
-                .as("the work ran once refused by the check at the commit, once on the full path")
-                .hasValue(2);
+        assertThat(runs).hasValue(2);
         assertThat(notes()).containsExactly("first", "seen", "after the re-base");
         assertThat(newer.highestToken("trips")).hasValue(9);
+    }
+
+    /**
+     * A stale leader's work that fails on the new leader's rows (a duplicate key) is told it is stale, as it would be
+     * before its work where the check comes first: the gate reads the mark when the work fails.
+     */
+    @Test
+    void aStaleLeadersWorkThatFailsOnTheNewLeadersRowsIsToldItIsStale() throws SQLException {
+        try (Connection c = database.getConnection();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS round_trip_charges (id INT PRIMARY KEY)");
+            s.execute("DELETE FROM round_trip_charges");
+        }
+        FenceGate newer = new FenceGate(database);
+        newer.advance("trips", 8);
+        newer.write("trips", 8, tx -> charge(tx, 1));
+        assertThatThrownBy(() -> gate.write("trips", 7, tx -> charge(tx, 1)))
+                .isInstanceOfSatisfying(StaleTokenException.class, e -> {
+                    assertThat(e.highestToken()).isEqualTo(8);
+                    assertThat(e.getSuppressed()).singleElement().isInstanceOf(StoreException.class);
+                });
+    }
+
+    /**
+     * Calls that send nothing keep what the work set for the first execution (the settings still travel with it); a
+     * getter of the statement leaves the first execution's results open; a first statement that failed before
+     * anything was sent leaves the settings for the next one, and the session's own isolation never meets them late.
+     */
+    @Test
+    void theFirstStatementKeepsWhatTheWorkSetAndItsResults() throws SQLException {
+        FenceGate serializable = new FenceGate(new dev.leasehold.testkit.PlainDataSource() {
+            @Override
+            public Connection getConnection() throws SQLException {
+                Connection c = database.getConnection();
+                c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+                return c;
+            }
+        });
+        serializable.write("trips", 7, tx -> insert(tx, "seen"));
+        List<String> read = serializable.call("trips", 7, tx -> {
+            List<String> got = new ArrayList<>();
+            try (PreparedStatement p = tx.prepareStatement(INSERT)) {
+                p.setString(1, "after isClosed");
+                assertThat(p.isClosed()).isFalse();
+                p.executeUpdate();
+            }
+            try (PreparedStatement p = tx.prepareStatement("SELECT note FROM round_trip_notes ORDER BY note")) {
+                p.setMaxRows(1);
+                try (ResultSet rs = p.executeQuery()) {
+                    assertThat(p.getMetaData().getColumnCount()).isEqualTo(1);
+                    while (rs.next()) {
+                        got.add(rs.getString(1));
+                    }
+                }
+            }
+            return got;
+        });
+        assertThat(read)
+                .as("setMaxRows(1) replayed, the result set still open after getMetaData")
+                .hasSize(1);
+
+        String lockTimeout = serializable.call("trips", 7, tx -> {
+            try (PreparedStatement p = tx.prepareStatement(INSERT)) {
+                p.executeUpdate(); // no parameter set: refused by the driver before anything is sent
+            } catch (SQLException notSent) {
+                // a work that goes on
+            }
+            try (PreparedStatement p = tx.prepareStatement("SELECT current_setting('lock_timeout')");
+                    ResultSet rs = p.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        });
+        assertThat(lockTimeout).isEqualTo("5s");
+
+        serializable.write("trips", 7, tx -> {
+            try (PreparedStatement p = tx.prepareStatement(INSERT)) {
+                p.executeUpdate(); // the same, and the work returns: the gate probes, then commits
+            } catch (SQLException notSent) {
+                // swallowed
+            }
+        });
+        assertThat(notes()).containsExactlyInAnyOrder("first", "seen", "after isClosed");
+    }
+
+    private static void charge(Connection tx, int id) throws SQLException {
+        try (PreparedStatement p = tx.prepareStatement("INSERT INTO round_trip_charges (id) VALUES (?)")) {
+            p.setInt(1, id);
+            p.executeUpdate();
+        }
     }
 
     /**

@@ -28,12 +28,24 @@ import java.util.Set;
  * statement whose parameters include a stream or a large object (read once, when executed) never carries them: the
  * settings are sent on their own first, as they are before anything else the work does.
  *
- * <p>Confined to the work's thread, as the statement is.
+ * <p>Confined to the work's thread, as the statement is, except {@link #cancel}, which JDBC allows from another.
  */
 final class FirstStatement {
 
     /** The executions a one-off statement can stand for: no arguments, one result the work reads next. */
     private static final Set<String> CARRIED = Set.of("execute", "executeQuery", "executeUpdate", "executeLargeUpdate");
+
+    /** What ends the results of the last execution: the next one, a batch, or closing the statement. */
+    private static final Set<String> ENDS_RESULTS = Set.of(
+            "execute",
+            "executeQuery",
+            "executeUpdate",
+            "executeLargeUpdate",
+            "executeBatch",
+            "executeLargeBatch",
+            "addBatch",
+            "clearBatch",
+            "close");
 
     /** What the work reads from the results of the last execution. */
     private static final Set<String> RESULTS = Set.of(
@@ -49,16 +61,25 @@ final class FirstStatement {
     private final List<Object[]> setters = new ArrayList<>();
     private boolean replayable = true;
     private boolean recording = true;
-    private PreparedStatement sent;
+    /** The one-off statement running or read; volatile for {@link #cancel} from another thread. */
+    private volatile PreparedStatement sent;
 
     /** For a statement prepared with {@code sql} alone. */
     FirstStatement(String sql) {
         this.sql = sql;
     }
 
-    /** Whether {@code method} with {@code args} executes a prepared statement in a form this class can carry. */
-    static boolean carries(String method, Object[] args) {
-        return (args == null || args.length == 0) && CARRIED.contains(method);
+    /**
+     * Whether {@code method} with {@code args} executes the statement in a form a one-off can carry, with every setter
+     * the work called recorded (none since the settings were sent, none on a closed statement).
+     */
+    boolean carries(String method, Object[] args) {
+        return recording && replayable && (args == null || args.length == 0) && CARRIED.contains(method);
+    }
+
+    /** Whether {@code method} ends the results of the last execution. */
+    static boolean endsResults(String method) {
+        return ENDS_RESULTS.contains(method);
     }
 
     /** Whether {@code method} with {@code args} executes a plain statement's SQL in a form that can carry them. */
@@ -76,18 +97,24 @@ final class FirstStatement {
         if (!recording) {
             return;
         }
-        if (args != null) {
-            for (Object arg : args) {
+        Object[] values = args == null ? null : args.clone();
+        if (values != null) {
+            for (int i = 0; i < values.length; i++) {
+                Object arg = values[i];
                 if (arg instanceof InputStream
                         || arg instanceof Reader
                         || arg instanceof Blob
                         || arg instanceof Clob
                         || arg instanceof SQLXML) {
                     replayable = false;
+                } else if (arg instanceof byte[] bytes) {
+                    values[i] = bytes.clone(); // as set, as the driver copies it
+                } else if (arg instanceof java.util.Date date) {
+                    values[i] = date.clone(); // a Timestamp changed after it was set is sent as set
                 }
             }
         }
-        setters.add(new Object[] {method, args});
+        setters.add(new Object[] {method, values});
     }
 
     /** The settings were sent: nothing more to replay. */
@@ -109,6 +136,19 @@ final class FirstStatement {
     /** The one-off statement whose results {@code method} reads, or null (then the work's statement's own). */
     PreparedStatement readsFrom(String method) {
         return sent != null && RESULTS.contains(method) ? sent : null;
+    }
+
+    /** The work closed its statement: it carries nothing any more. */
+    void close() {
+        stopRecording();
+    }
+
+    /** Cancels the one-off statement running or read, if any (from any thread). */
+    void cancel() throws SQLException {
+        PreparedStatement running = sent;
+        if (running != null) {
+            running.cancel();
+        }
     }
 
     /** The work executes again, or closes its statement: the one-off's results are over. */
@@ -139,12 +179,17 @@ final class FirstStatement {
                     throw new IllegalStateException(e);
                 }
             }
+            sent = statement; // before it runs: a cancel from another thread reaches it
             Object answer = answer(method, Jdbc.skip(statement.execute(), statement, before), statement);
-            sent = statement;
             setters.clear();
             return answer;
         } catch (SQLException | RuntimeException e) {
-            statement.close();
+            sent = null;
+            try {
+                statement.close();
+            } catch (SQLException closing) {
+                e.addSuppressed(closing);
+            }
             throw e;
         }
     }

@@ -255,7 +255,7 @@ public final class GuardedConnection implements InvocationHandler {
         markBefore(name, args, false);
         boolean creates = STATEMENTS.containsKey(method.getReturnType());
         if (framing != null && !creates) {
-            Prologue.flush(framing); // the settings before anything that may reach the database
+            flush(); // the settings before anything that may reach the database
         }
         Object result;
         try {
@@ -275,26 +275,39 @@ public final class GuardedConnection implements InvocationHandler {
 
     /**
      * Where the settings are still to be sent: sends them with this call, if it is an execution that can carry them,
-     * or else on their own before it, if it may reach the database (a setter does not). Returns {@link #NOT_CARRIED}
-     * if the call is still to be made on the statement.
+     * or else on their own before it, if it may reach the database (a setter or {@code isClosed} does not; a setter is
+     * recorded once it succeeded, see {@link #guard}). Returns {@link #NOT_CARRIED} if the call is still to be made on
+     * the statement. {@code cancel}, which JDBC allows from another thread, touches neither the settings nor the
+     * results: it goes to the one-off statement running or read, if any, and to the statement.
      */
     private Object framed(Statement statement, FirstStatement first, Method method, String name, Object[] args)
             throws SQLException {
+        if (name.equals("isClosed") || FirstStatement.setter(name)) {
+            return NOT_CARRIED;
+        }
+        if (name.equals("cancel")) {
+            if (first != null) {
+                first.cancel();
+            }
+            return NOT_CARRIED;
+        }
         if (first != null) {
             java.sql.PreparedStatement sent = first.readsFrom(name);
             if (sent != null) {
                 return call(sent, method, args);
             }
-            if (FirstStatement.setter(name)) {
-                first.record(method, args);
-                return NOT_CARRIED;
+            if (FirstStatement.endsResults(name)) {
+                first.over();
             }
-            first.over();
-        } else if (FirstStatement.setter(name)) {
+            if (name.equals("close")) {
+                first.close();
+            }
+        }
+        if (name.equals("close")) {
             return NOT_CARRIED;
         }
         boolean carries = first != null
-                ? first.replayable() && FirstStatement.carries(name, args)
+                ? first.carries(name, args)
                 : !(statement instanceof java.sql.PreparedStatement)
                         && FirstStatement.carriesSql(name, args)
                         && TransactionControl.plainDml((String) args[0]);
@@ -309,6 +322,8 @@ public final class GuardedConnection implements InvocationHandler {
                     statements.add(first.sent()); // closed with the others if the work leaves it open
                     return answer;
                 } catch (SQLException | RuntimeException e) {
+                    // perhaps nothing was sent (a parameter not set): the settings go before the next statement
+                    Prologue.retake(framing);
                     failed(e);
                     throw e;
                 }
@@ -317,10 +332,18 @@ public final class GuardedConnection implements InvocationHandler {
         if (first != null) {
             first.stopRecording(); // the settings are sent now, by this call or before it
         }
-        if (!name.equals("close") && !name.equals("isClosed")) {
-            Prologue.flush(framing);
-        }
+        flush();
         return NOT_CARRIED;
+    }
+
+    /** Sends the settings still pending on their own; a failure is remembered like any failure of the work. */
+    private void flush() throws SQLException {
+        try {
+            Prologue.flush(framing);
+        } catch (SQLException e) {
+            failed(e);
+            throw e;
+        }
     }
 
     private Object call(Object on, Method method, Object[] args) throws SQLException {
@@ -399,6 +422,9 @@ public final class GuardedConnection implements InvocationHandler {
                     result = method.invoke(statement, args);
                 } catch (InvocationTargetException e) {
                     throw failed(e.getCause());
+                }
+                if (first != null && FirstStatement.setter(name)) {
+                    first.record(method, args); // set on the statement: replayed on the one-off
                 }
             }
             return result instanceof ResultSet rows ? results(rows, (Statement) self) : result;

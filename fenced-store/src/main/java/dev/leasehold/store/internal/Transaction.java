@@ -134,7 +134,7 @@ final class Transaction {
                     }
                     StoreException ended = lazy && !guarded.marked()
                             // plain DML only, never past the guard: only a failure can have ended the transaction
-                            ? afterFailure(operation, connection, settings, guarded.failure())
+                            ? afterFailure(operation, connection, carrier, settings, guarded.failure())
                             : stillOurs(operation, connection, settings, lazy ? guarded.mark() : marked);
                     if (ended != null) {
                         over = rollback(connection, ended);
@@ -187,20 +187,25 @@ final class Transaction {
     }
 
     /**
-     * What a failure of the late check sent with the COMMIT (and the settings, if nothing sent them yet) means. A failure of either leaves
-     * nothing kept, except a lost connection (the COMMIT may have run) and what the database answers for the COMMIT
-     * itself, as for any commit: the check's refusal is {@link Jdbc.LateRefused}; a serialization failure, deadlock,
-     * lock timeout or the idle bound, a retryable {@link StoreException}; the rest, an unknown outcome.
+     * What a failure of the late check sent with the COMMIT (and the settings, if nothing sent them yet) means. The
+     * check's refusal is {@link Jdbc.LateRefused}. PostgreSQL answers an error for the check or for the COMMIT only
+     * with the transaction rolled back (the statements after a failed one in the same round trip are skipped, and a
+     * COMMIT that fails rolls back), so any other error is a {@link StoreException} with nothing kept, retryable or not
+     * by its kind; only a lost connection, or the server ending the session for reasons of its own (SQLState classes
+     * 57, 58 and XX, which may come after the COMMIT was durable), leaves the outcome unknown.
      */
     private static RuntimeException lateFailure(String operation, SQLException e) {
         if (TxDialect.REFUSED_STATE.equals(e.getSQLState())) {
             return new Jdbc.LateRefused(operation, e);
         }
-        SqlStates.Kind kind = SqlStates.of(e);
-        if (SqlStates.sharedServerStatement(e) || kind != SqlStates.Kind.CONNECTION_LOST && kind.retryable()) {
-            return failure(operation, e); // the check failed, or the idle bound ended the session: no COMMIT ran
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        if (SqlStates.of(e) == SqlStates.Kind.CONNECTION_LOST
+                || state.startsWith("57")
+                || state.startsWith("58")
+                || state.startsWith("XX")) {
+            return new CommitOutcomeUnknownException(operation, e);
         }
-        return new CommitOutcomeUnknownException(operation, e);
+        return failure(operation, e); // the check failed, or the COMMIT did and rolled back: nothing kept
     }
 
     /**
@@ -263,7 +268,7 @@ final class Transaction {
      * it ran in a new transaction; on PostgreSQL any failure aborts the transaction ({@link TxDialect#abortedProbe()}).
      */
     private static StoreException afterFailure(
-            String operation, Connection connection, TxDialect settings, SQLException failure) {
+            String operation, Connection connection, Connection carrier, TxDialect settings, SQLException failure) {
         if (failure == null) {
             return null;
         }
@@ -281,6 +286,7 @@ final class Transaction {
             return null; // the failed statement undid only itself
         }
         try {
+            Prologue.flush(carrier); // settings still pending go first (a statement that failed before it was sent)
             identity(connection, probe.get());
             return null; // the work rolled back to a savepoint of its own after the failure
         } catch (SQLException aborted) {
