@@ -208,17 +208,7 @@ public final class FenceGate {
             if (late.isPresent()) {
                 return checkedAtCommit(operation, resource, token, late.get(), work);
             }
-            return committed(
-                    resource,
-                    token,
-                    context.jdbc()
-                            .inTransaction(
-                                    operation,
-                                    tx -> {
-                                        passAndRecord(tx, resource, token, null);
-                                        return null;
-                                    },
-                                    work::call));
+            return checkedFirst(operation, resource, token, work::call);
         });
     }
 
@@ -400,6 +390,11 @@ public final class FenceGate {
                 return count;
             }
         }
+        return checkedFirst(operation, resource, token, tx -> Jdbc.updates(tx, List.of(sql), params)[0]);
+    }
+
+    /** The write with its check first: the check (raising and recording the mark if needed), the work, the commit. */
+    private <T> T checkedFirst(String operation, String resource, long token, Jdbc.Work<T> work) {
         return committed(
                 resource,
                 token,
@@ -410,7 +405,7 @@ public final class FenceGate {
                                     passAndRecord(tx, resource, token, null);
                                     return null;
                                 },
-                                tx -> Jdbc.updates(tx, List.of(sql), params)[0]));
+                                work));
     }
 
     /** The check, the statement and the commit in one round trip; null where the database cannot. */

@@ -71,20 +71,8 @@ abstract class FrozenHolderContract {
         FenceGate successor = new FenceGate(database(), StoreConfig.defaults().withLockTimeout(PATIENT));
         // advanced by another gate: old has not seen token 1 pass, so its write takes the mark's lock before the work
         new FenceGate(database()).advance("customers-6", 1);
-        CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch thaw = new CountDownLatch(1);
-        Future<?> frozen = threads.fixed(1).submit(() -> {
-            old.write("customers-6", 1, tx -> {
-                insert(tx, "frozen holder");
-                inside.countDown();
-                // the stand-in for kill -STOP: nothing is sent on the connection until the test thaws it
-                frozenUntil(thaw);
-            });
-            return null;
-        });
-        assertThat(inside.await(30, TimeUnit.SECONDS))
-                .as("the holder's work ran")
-                .isTrue();
+        Future<?> frozen = frozenInside(old, thaw);
 
         successor.advance("customers-6", 2); // the defect: a lock timeout after PATIENT, the holder still frozen
         successor.write("customers-6", 2, tx -> insert(tx, "new leader"));
@@ -113,19 +101,8 @@ abstract class FrozenHolderContract {
         FenceGate old = new FenceGate(database(), StoreConfig.defaults().withIdleInTransactionTimeout(Duration.ZERO));
         FenceGate successor = new FenceGate(database(), StoreConfig.defaults().withLockTimeout(Duration.ofSeconds(2)));
         old.advance("customers-6", 1); // token 1 passed through old: its next write is the short path
-        CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch thaw = new CountDownLatch(1);
-        Future<?> frozen = threads.fixed(1).submit(() -> {
-            old.write("customers-6", 1, tx -> {
-                insert(tx, "frozen holder");
-                inside.countDown();
-                frozenUntil(thaw); // the stand-in for kill -STOP, with no idle bound to end it
-            });
-            return null;
-        });
-        assertThat(inside.await(30, TimeUnit.SECONDS))
-                .as("the holder's work ran")
-                .isTrue();
+        Future<?> frozen = frozenInside(old, thaw); // with no idle bound to end it
 
         successor.advance("customers-6", 2); // a lock wait here would end in a lock timeout: the holder never thaws
         successor.write("customers-6", 2, tx -> insert(tx, "new leader"));
@@ -157,6 +134,26 @@ abstract class FrozenHolderContract {
             rs.next();
             return rs.getString(1);
         }
+    }
+
+    /**
+     * A write with token 1 through {@code gate} whose work inserts a row and then freezes until {@code thaw}, the
+     * stand-in for kill -STOP: nothing is sent on the connection until the test thaws it. Returns once the work ran.
+     */
+    private Future<?> frozenInside(FenceGate gate, CountDownLatch thaw) throws InterruptedException {
+        CountDownLatch inside = new CountDownLatch(1);
+        Future<?> frozen = threads.fixed(1).submit(() -> {
+            gate.write("customers-6", 1, tx -> {
+                insert(tx, "frozen holder");
+                inside.countDown();
+                frozenUntil(thaw);
+            });
+            return null;
+        });
+        assertThat(inside.await(30, TimeUnit.SECONDS))
+                .as("the holder's work ran")
+                .isTrue();
+        return frozen;
     }
 
     private static void frozenUntil(CountDownLatch thaw) {

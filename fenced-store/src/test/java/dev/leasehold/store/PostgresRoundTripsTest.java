@@ -125,14 +125,7 @@ class PostgresRoundTripsTest {
      */
     @Test
     void theFirstStatementRunsUnderTheSettingsItCarries() throws SQLException {
-        FenceGate serializable = new FenceGate(new dev.leasehold.testkit.PlainDataSource() {
-            @Override
-            public Connection getConnection() throws SQLException {
-                Connection c = database.getConnection();
-                c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
-                return c;
-            }
-        });
+        FenceGate serializable = serializableGate();
         serializable.write("trips", 7, tx -> insert(tx, "seen")); // now seen by this gate too
         List<String> settings = serializable.call("trips", 7, tx -> {
             try (PreparedStatement p = tx.prepareStatement(
@@ -265,14 +258,7 @@ class PostgresRoundTripsTest {
      */
     @Test
     void theFirstStatementKeepsWhatTheWorkSetAndItsResults() throws SQLException {
-        FenceGate serializable = new FenceGate(new dev.leasehold.testkit.PlainDataSource() {
-            @Override
-            public Connection getConnection() throws SQLException {
-                Connection c = database.getConnection();
-                c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
-                return c;
-            }
-        });
+        FenceGate serializable = serializableGate();
         serializable.write("trips", 7, tx -> insert(tx, "seen"));
         List<String> read = serializable.call("trips", 7, tx -> {
             List<String> got = new ArrayList<>();
@@ -318,6 +304,18 @@ class PostgresRoundTripsTest {
             }
         });
         assertThat(notes()).containsExactlyInAnyOrder("first", "seen", "after isClosed");
+    }
+
+    /** A gate whose connections come at SERIALIZABLE, as a pool's default may be. */
+    private FenceGate serializableGate() {
+        return new FenceGate(new dev.leasehold.testkit.PlainDataSource() {
+            @Override
+            public Connection getConnection() throws SQLException {
+                Connection c = database.getConnection();
+                c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+                return c;
+            }
+        });
     }
 
     private static void charge(Connection tx, int id) throws SQLException {
