@@ -68,7 +68,9 @@ class LeaseBackendTest {
                 closingA.get(30, TimeUnit.SECONDS);
                 long tokenB = tokenOf(timeline.await("b granted "));
                 assertThat(tokenB).isGreaterThan(tokenA);
-                assertThat(leaderA.value()).isZero();
+                // 0 once A stopped leading; NaN once A's closed context was collected (a gauge holds its state weakly)
+                assertThat(leaderA.value()).satisfiesAnyOf(v -> assertThat(v).isZero(), v -> assertThat(v)
+                        .isNaN());
                 assertThat(b.getBean(MeterRegistry.class)
                                 .get("leasehold.leadership.grants")
                                 .tag("participant", "b")

@@ -46,6 +46,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *
  * <p>Result sets of the work's statements are guarded too: their {@code getStatement()} is the guarded statement, so
  * a commit through it is refused like any other.
+ *
+ * <p>With framing (the check at the commit, PostgreSQL), the transaction's settings have not been sent when the work
+ * starts: they travel with the work's first execution of plain DML ({@code FirstStatement}: a one-off statement for a
+ * {@code PreparedStatement}, the SQL itself for a {@code Statement}), or are sent on their own before anything else
+ * that may reach the database (a batch, a stream parameter, metadata, a savepoint, the mark).
  */
 public final class GuardedConnection implements InvocationHandler {
 
