@@ -361,23 +361,11 @@ init {
  *                 waits while an exclusive lock is held, then reads the newest committed mark; one row = the
  *                 mark is t and is now share-locked until commit (writers of t do not exclude each other); none =
  *                 nothing locked, go on with the exclusive check;
- *   late check    (GATE_LATE; PostgreSQL's short path for a token the gate saw pass) the work runs FIRST, holding
- *                 no fence lock; then, in one round trip, SELECT 1/COUNT(*) FROM (the SELECT ... FOR SHARE above)
- *                 and COMMIT. The FOR SHARE waits while an exclusive lock is held and re-reads the newest committed
- *                 mark: t = share-locked until the COMMIT that follows (server side, no client gap; here the check
- *                 and the commit are two steps all the same, so others interleave between them as the server may
- *                 let them); not t = division by zero, the whole transaction rolled back (nothing kept), and the
- *                 gate reads the mark in a new transaction (a plain read, no lock): higher = stale (refused);
- *                 lower or gone = the whole write again through the exclusive check;
  *   otherwise     UPDATE fence SET token = t WHERE resource = r AND token <= t (a raise, a first use, a write
  *                 whose gate has not seen t pass): waits while ANY lock is held, then evaluates the WHERE on the
  *                 newest committed mark; one row = the mark is t and exclusively locked until commit; none = stale.
- * Which path a write takes depends on what its gate remembers and on the database, so here it is chosen freely:
- * the guarantee must not depend on it. With GATE_LATE (model/check's gate-locks) all three paths are offered, so
- * gates of each kind may meet on one resource (PostgreSQL's late check, MariaDB's early one, H2's exclusive
- * one); without it, the search is a subset (the protocol before the late check). The new leader may write once
- * with its token BEFORE its advance (another of its threads, or a write whose exclusive check raises the mark
- * itself): that is where a late check finds a LOWER mark and the write runs again exclusively.
+ * Which of the two a write tries first depends on what its gate remembers, so here it is chosen freely: the
+ * guarantee must not depend on it.
  *
  * Properties (assertions at each write's commit, and at each advance's return):
  *   G1  a write whose token is below the mark at its commit is never kept: t >= the committed mark;
@@ -388,11 +376,7 @@ init {
  *   GATE_NO_REREAD  the shared check keeps what it read BEFORE waiting for the lock (a snapshot taken at the
  *                   statement's start), instead of reading the newest committed mark once it holds the lock;
  *   GATE_KEY_SHARE  the raise does not wait for the shared holders (PostgreSQL's FOR KEY SHARE, which an UPDATE
- *                   of a non-key column such as the token does not conflict with);
- *   GATE_LATE_UNLOCKED  (with GATE_LATE) the late check reads the mark without the shared lock (a plain SELECT,
- *                   or the check sent in auto-commit before the COMMIT): a raise (the advance, or the new
- *                   leader's write) commits, and the advance may even RETURN, between the check and the commit,
- *                   and the old token's write is kept after it.
+ *                   of a non-key column such as the token does not conflict with).
  * H2 has no shared row lock: there every check is the exclusive one, which is this protocol with the shared
  * path never chosen (a behaviour the search includes).
  */
@@ -409,12 +393,6 @@ init {
 #ifndef PROBE_GATE_WAITED
 #define PROBE_GATE_WAITED 0  /* a raise waits for shared holders, and then a writer of the old token is refused */
 #endif
-#ifndef PROBE_GATE_LATE_WAITED
-#define PROBE_GATE_LATE_WAITED 0  /* a late check waits for the advance's exclusive lock, and is refused */
-#endif
-#ifndef PROBE_GATE_LATE_LOWER
-#define PROBE_GATE_LATE_LOWER 0   /* a late check finds a lower mark: the write runs again exclusively and commits */
-#endif
 
 byte gMark = 1;      /* the committed mark: the old leader advanced to 1 before its threads started */
 byte gX;             /* _pid + 1 of the transaction holding the mark row's exclusive lock; 0 = none */
@@ -422,7 +400,6 @@ byte gS;             /* how many transactions hold the mark row's shared lock */
 byte gHi;            /* ghost: the highest token a committed write carried */
 byte gFenced;        /* ghost: the highest token whose advance has returned */
 bool gRaiseWaited;   /* ghost (probe): the raise found shared holders in its way */
-bool gAdvancing;     /* ghost (probe): the advance is under way, from its lock request to its commit */
 
 /* A write with token t commits. */
 inline gCommitWrite(t) {
@@ -477,97 +454,38 @@ inline gExclusive(t, ok) {
     }
 }
 
-/* The exclusive check, then the write's commit; else stale. */
-inline gExclusiveWrite(t, stale) {
-    gExclusive(t, ok);
-    if
-    :: ok -> atomic { gCommitWrite(t); gMark = t; gX = 0 }
-    :: else -> stale = true
-    fi
-}
-
-#ifdef GATE_LATE
-#ifdef GATE_LATE_UNLOCKED
-#define gLateWait   true    /* the broken variant: a plain read, which waits for no lock */
-#define gLateHold   skip    /* ... and holds none until the commit */
-#define gLateFree   skip
-#else
-#define gLateWait   (gX == 0)
-#define gLateHold   gS++
-#define gLateFree   gS--
-#endif
-/* The late check: the work first (no fence lock held), then the FOR SHARE check and the COMMIT in one round trip
- * (two steps here); refused = rolled back, then a plain read of the mark decides: stale, or the exclusive path. */
-inline gLate(t, stale) {
-    atomic {
-        printf("MSC: thread %d runs its work (no fence lock), then sends the late check with token %d\n", _pid, t);
-        waited = PROBE_GATE_LATE_WAITED && gAdvancing && gX != 0   /* the mark is locked while the advance runs */
-    };
-    atomic {
-        gLateWait ->
-        if
-        :: gMark == t -> gLateHold; got = true;
-#ifdef GATE_LATE_UNLOCKED
-           printf("MSC: thread %d's late check reads mark %d, and holds no lock until its commit\n", _pid, t)
-#else
-           printf("MSC: thread %d's late check finds mark %d: shared until its commit\n", _pid, t)
-#endif
-        :: else -> got = false;
-           printf("MSC: thread %d's late check finds mark %d, not %d: ROLLED BACK\n", _pid, gMark, t);
-           PROBE(PROBE_GATE_LATE_WAITED && (waited && gMark > t))
-        fi
-    };
-    if
-    :: got -> atomic { gCommitWrite(t); gLateFree }
-    :: else ->
-        atomic { seen = gMark; printf("MSC: thread %d reads the mark: %d\n", _pid, seen) };
-        if
-        :: seen > t -> stale = true; printf("MSC: thread %d is REFUSED: token %d, mark %d\n", _pid, t, seen)
-        :: else ->
-            gExclusiveWrite(t, stale);
-            PROBE(PROBE_GATE_LATE_LOWER && !stale)
-        fi
-    fi
-}
-#endif
-
 /* One write through the gate with token t; stale = it was refused (StaleTokenException). */
 inline gWrite(t, stale) {
     got = false;
     if
-    :: gShared(t, got);     /* the early check: shared through the work */
-       if
-       :: got -> atomic { gCommitWrite(t); gS-- }
-       :: else -> gExclusiveWrite(t, stale)
-       fi
-    :: skip;                /* the gate does not remember t passing: straight to the exclusive check */
-       gExclusiveWrite(t, stale)
-#ifdef GATE_LATE
-    :: gLate(t, stale)      /* the late check: the work first, the check with the commit */
-#endif
+    :: gShared(t, got)
+    :: skip                 /* the gate does not remember t passing: straight to the exclusive check */
+    fi;
+    if
+    :: got -> atomic { gCommitWrite(t); gS-- }
+    :: else ->
+        gExclusive(t, ok);
+        if
+        :: ok -> atomic { gCommitWrite(t); gMark = t; gX = 0 }
+        :: else -> stale = true
+        fi
     fi
 }
 
 proctype GateWriter(byte t) {
     byte n, seen;
-    bool got, ok, stale, waited;
+    bool got, ok, stale;
     do
     :: n < GWRITES && !stale -> n++; gWrite(t, stale)
     :: else -> break
     od
 }
 
-/* The new leader: advance(t) (an exclusive check, commit, return), then its own writes with t; one of them may
- * come before the advance (another of its threads, or a write whose exclusive check raises the mark itself). */
+/* The new leader: advance(t) (an exclusive check, commit, return), then its own writes with t. */
 proctype GateRaiser(byte t) {
     byte n, seen;
-    bool got, ok, stale, waited;
-    if
-    :: n++; gWrite(t, stale)
-    :: skip
-    fi;
+    bool got, ok, stale;
     atomic {
-        gAdvancing = PROBE_GATE_LATE_WAITED;
         if
         :: gS > 0 -> gRaiseWaited = true; printf("MSC: the raise to %d waits for %d shared holders\n", t, gS)
         :: else
@@ -576,7 +494,7 @@ proctype GateRaiser(byte t) {
     gExclusive(t, ok);
     if
     :: ok ->
-        atomic { gMark = t; gX = 0; gAdvancing = false; printf("MSC: advance(%d) commits\n", t) };
+        atomic { gMark = t; gX = 0; printf("MSC: advance(%d) commits\n", t) };
         atomic { gFenced = t; printf("MSC: advance(%d) RETURNS\n", t) };
         do
         :: n < GWRITES && !stale -> n++; gWrite(t, stale)

@@ -43,21 +43,9 @@ import org.slf4j.LoggerFactory;
  *       was actually read), before the work ran; anything the work throws, checked or not, rolls everything back and
  *       is rethrown unchanged (an {@link SQLException} as a {@link StoreException}).</li>
  * </ol>
- * <b>The check at the commit (PostgreSQL, issue 24).</b> Where several statements travel in one round trip, a token
- * this gate saw pass takes the shared check LAST instead: the transaction's settings go with the work's first
- * statement, the work runs holding no lock on the mark, and then the shared check and the COMMIT travel together, as
- * {@code WITH passed AS (SELECT 1 FROM fence WHERE resource = :r AND token = :t FOR SHARE) SELECT 1 / COUNT(*) FROM
- * passed; COMMIT}. A mark that is not the token makes the check fail (a division by zero), which aborts the
- * transaction before the COMMIT behind it runs: nothing is kept, the gate reads the mark in a new transaction, and a
- * higher one is a {@link StaleTokenException} (the work ran, and was rolled back); a lower one (re-based by another
- * gate) a retryable {@link StoreException}, after which this gate checks first. The work is never run twice. If the
- * work itself fails (a stale leader's insert colliding with the new leader's rows), the gate reads the mark too, and
- * a higher one makes it a {@link StaleTokenException} (the work's failure suppressed in it). A fenced write of one statement is then two round trips, as a
- * plain transaction is, and a slow or frozen holder blocks no {@link #advance}.
  *
  * <p><b>Why the guarantee holds.</b> It has two halves, and both follow from three facts: (a) every check holds a
- * lock on the mark row from the check to the commit (shared or exclusive; the check at the commit holds it from the
- * check to the COMMIT sent with it, and what the work did before the check is kept only by that COMMIT); (b) the mark changes only under the
+ * lock on the mark row from the check to the commit (shared or exclusive); (b) the mark changes only under the
  * exclusive lock (an advance, a raising write, a re-base: each an UPDATE of the row), which no other transaction can
  * hold beside any lock on the row; (c) at READ COMMITTED a locking read or UPDATE that had to wait reads the newest
  * committed mark once it holds the lock, not what it saw before waiting.
@@ -70,21 +58,19 @@ import org.slf4j.LoggerFactory;
  *       is granted only once no other transaction holds the row in either mode (b), so every lower-token write that
  *       had passed its check has committed or rolled back by then; the advance then commits the new mark and only
  *       after that returns. A lower-token write whose check comes later, or waited for the advance, reads the new
- *       mark (c): the shared check finds no row, the exclusive check matches none, and the write is refused, before
- *       its work runs or, with the check at the commit, after it, its transaction aborted before its COMMIT. A write
- *       that holds no lock on the row cannot commit through the gate at all.</li>
+ *       mark (c): the shared check finds no row, the exclusive check matches none, and the write is refused before
+ *       its work runs. A write that holds no lock on the row cannot commit through the gate at all.</li>
  * </ul>
  * Which check a write tries first depends only on what this gate remembers, never on correctness: a shared check
  * that finds another mark falls back to the exclusive one. The protocol, with several writers of one token beside a
- * raise, is model-checked in {@code model/leasehold.pml} (the {@code GATE_LOCKS} block, the check at the commit
- * included), where three broken variants are refuted: a shared check that keeps what it read before waiting for the
- * lock, a raise that does not wait for the shared holders (what PostgreSQL's {@code FOR KEY SHARE} would be: an
- * UPDATE of the token, a non-key column, does not conflict with it), and a check at the commit that takes no lock.
+ * raise, is model-checked in {@code model/leasehold.pml} (the {@code GATE_LOCKS} block), where two broken variants
+ * are refuted: a shared check that keeps what it read before waiting for the lock, and a raise that does not wait
+ * for the shared holders (what PostgreSQL's {@code FOR KEY SHARE} would be: an UPDATE of the token, a non-key
+ * column, does not conflict with it).
  *
  * <p>IMPORTANT (PostgreSQL, liveness only): PostgreSQL can grant a new {@code FOR SHARE} while an UPDATE already
  * waits for the row (a share request that finds only share lockers does not queue), so a new leader's advance may
- * wait as long as the old leader's threads keep the mark share-locked without a gap (with the check at the commit,
- * each holds it only from its check to its COMMIT, on the server, in one round trip); past
+ * wait as long as the old leader's threads keep the mark share-locked without a gap; past
  * {@link StoreConfig#lockTimeout()} it fails (nothing written) and can be retried. Nothing stale is ever kept
  * meanwhile, and an old leader's threads stop writing once it learns it lost leadership. InnoDB queues new shared
  * requests behind a waiting UPDATE; H2 shares nothing.
@@ -103,9 +89,8 @@ import org.slf4j.LoggerFactory;
  * yes: it is rolled back whole with the check, so running it again is as if it ran once.
  *
  * <p>Cost over the same work in a plain transaction: one statement more. Through {@link #write}/{@link #call} it is
- * one round trip more on H2 (the check, then your statements, then the commit); none on PostgreSQL for a token the
- * gate saw pass (the settings travel with your first statement, the check with the COMMIT; a batch, or a parameter
- * read from a stream, sends the settings on their own first); and none on MariaDB and MySQL: the settings' two SETs carry the auto-commit switches a plain JDBC transaction sends anyway, and the second
+ * one round trip more (the check, then your statements, then the commit), except on MariaDB and MySQL, where it is
+ * none: the settings' two SETs carry the auto-commit switches a plain JDBC transaction sends anyway, and the second
  * one also commits (four statements for a plain insert either way). The gate's other framing: it makes sure your
  * work did not end its transaction (issue 21) with a statement before the work and one before the commit, on
  * PostgreSQL, MariaDB and MySQL only if your work sent anything but plain DML ({@code SELECT}, {@code INSERT},
@@ -202,78 +187,20 @@ public final class FenceGate {
         Args.name(resource, "resource");
         Args.token(token, "token");
         Args.notNull(work, "work");
-        String operation = "fenced write to '" + resource + "' with token " + token;
-        return told(resource, token, () -> {
-            Optional<String> late = passed.seen(resource, token) ? lateCheck() : Optional.empty();
-            if (late.isPresent()) {
-                return checkedAtCommit(operation, resource, token, late.get(), work);
-            }
-            return checkedFirst(operation, resource, token, work::call);
-        });
-    }
-
-    /**
-     * The write with its check at the COMMIT: the work first, then the check and the COMMIT in one round trip. Nothing
-     * is kept unless the check passed; the verdict comes from the mark read afterwards, never from the refusal alone.
-     * The work is never run twice: a mark found lower than the token (re-based by another gate) is a retryable
-     * failure, and this gate checks first at the next write, which raises the mark again and records it. A work that
-     * failed on a stale leader's rows (a duplicate key, a lock wait on the new leader's rows) is told stale, as it
-     * would have been before its work where the check comes first.
-     */
-    private <T> T checkedAtCommit(String operation, String resource, long token, String check, FencedCall<T> work) {
-        try {
-            return committed(
-                    resource,
-                    token,
-                    context.jdbc().inTransaction(operation, work::call, new Jdbc.Late(check, resource, token)));
-        } catch (Jdbc.LateRefused refused) {
-            passed.forget(resource); // the next write of it checks before its work
-            OptionalLong highest = highestToken(resource);
-            if (highest.isPresent() && highest.getAsLong() > token) {
-                throw new StaleTokenException(resource, token, highest.getAsLong());
-            }
-            if (highest.isPresent() && highest.getAsLong() == token) {
-                // the mark did not refuse the token: the division by zero was the work's (a deferred trigger)
-                throw new StoreException(operation, (SQLException) refused.getCause());
-            }
-            throw new StoreException(
-                    operation + " failed: the fence's mark is " + (highest.isPresent() ? highest.getAsLong() : "gone")
-                            + ", below the token (re-based by another gate since this gate last wrote); nothing of the"
-                            + " work was kept (retryable: the next write raises the mark again and records it)",
-                    refused.getCause(),
-                    true);
-        } catch (CommitOutcomeUnknownException unknown) {
-            throw unknown;
-        } catch (RuntimeException failed) {
-            throw staleOr(resource, token, failed);
-        }
-    }
-
-    /** {@code failed}, or a {@link StaleTokenException} if the mark, read now, is above {@code token}. */
-    private RuntimeException staleOr(String resource, long token, RuntimeException failed) {
-        if (failed instanceof StaleTokenException) {
-            return failed;
-        }
-        try {
-            OptionalLong highest = highestToken(resource);
-            if (highest.isPresent() && highest.getAsLong() > token) {
-                passed.forget(resource);
-                StaleTokenException stale = new StaleTokenException(resource, token, highest.getAsLong());
-                stale.addSuppressed(failed);
-                return stale;
-            }
-        } catch (RuntimeException unread) {
-            failed.addSuppressed(unread);
-        }
-        return failed;
-    }
-
-    /**
-     * The shared check sent with the COMMIT, in the same round trip, for a token this gate saw pass (issue 24), where
-     * the database can send several statements at once (PostgreSQL); else empty.
-     */
-    private Optional<String> lateCheck() {
-        return context.knownTx().filter(TxDialect::multiStatement).flatMap(tx -> tx.fenceAssert(context.sql().tables));
+        return told(
+                resource,
+                token,
+                () -> committed(
+                        resource,
+                        token,
+                        context.jdbc()
+                                .inTransaction(
+                                        "fenced write to '" + resource + "' with token " + token,
+                                        tx -> {
+                                            passAndRecord(tx, resource, token, null);
+                                            return null;
+                                        },
+                                        work::call)));
     }
 
     /** After a commit: remembers that {@code token} passed for {@code resource}, and returns {@code result}. */
@@ -390,11 +317,6 @@ public final class FenceGate {
                 return count;
             }
         }
-        return checkedFirst(operation, resource, token, tx -> Jdbc.updates(tx, List.of(sql), params)[0]);
-    }
-
-    /** The write with its check first: the check (raising and recording the mark if needed), the work, the commit. */
-    private <T> T checkedFirst(String operation, String resource, long token, Jdbc.Work<T> work) {
         return committed(
                 resource,
                 token,
@@ -405,7 +327,7 @@ public final class FenceGate {
                                     passAndRecord(tx, resource, token, null);
                                     return null;
                                 },
-                                work));
+                                tx -> Jdbc.updates(tx, List.of(sql), params)[0]));
     }
 
     /** The check, the statement and the commit in one round trip; null where the database cannot. */

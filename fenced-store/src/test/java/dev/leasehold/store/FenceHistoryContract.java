@@ -114,15 +114,6 @@ abstract class FenceHistoryContract {
     }
 
     /**
-     * Whether a write of a token the gate saw pass is checked at its COMMIT, after the work (PostgreSQL, issue 24): a
-     * mark re-based below the token is then found after the work ran, and since a work runs once per call, that write
-     * is refused (retryable, nothing kept) and the next one raises the mark.
-     */
-    protected boolean checksAtCommit() {
-        return false;
-    }
-
-    /**
      * Issue 21, defect 6. Timeline: the old leader's gate writes with 100 (its cache knows 100 passed); an operator's
      * gate, in another process, re-bases the mark to 5; the old leader writes with 100 again, through write and
      * through update. The mark is 100 again, and the history says so: this is the raise the history exists for.
@@ -134,13 +125,6 @@ abstract class FenceHistoryContract {
         FenceGate operator = new FenceGate(ds, config);
         operator.rebase("ledger", 5, "alice", "ZooKeeper rebuilt");
 
-        if (checksAtCommit()) {
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> gate.write("ledger", 100, tx -> {}))
-                    .isInstanceOfSatisfying(
-                            StoreException.class, e -> assertThat(e.retryable()).isTrue())
-                    .hasMessageContaining("below the token");
-            assertThat(gate.highestToken("ledger")).hasValue(5);
-        }
         gate.write("ledger", 100, tx -> {});
         assertThat(gate.highestToken("ledger")).hasValue(100);
         assertThat(gate.history("ledger", 10))

@@ -69,10 +69,21 @@ abstract class FrozenHolderContract {
     void aHolderFrozenInsideItsGateTransactionDoesNotBlockTheNewLeadersAdvanceBeyondTheIdleBound() throws Exception {
         FenceGate old = new FenceGate(database(), StoreConfig.defaults().withIdleInTransactionTimeout(IDLE));
         FenceGate successor = new FenceGate(database(), StoreConfig.defaults().withLockTimeout(PATIENT));
-        // advanced by another gate: old has not seen token 1 pass, so its write takes the mark's lock before the work
-        new FenceGate(database()).advance("customers-6", 1);
+        old.advance("customers-6", 1);
+        CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch thaw = new CountDownLatch(1);
-        Future<?> frozen = frozenInside(old, thaw);
+        Future<?> frozen = threads.fixed(1).submit(() -> {
+            old.write("customers-6", 1, tx -> {
+                insert(tx, "frozen holder");
+                inside.countDown();
+                // the stand-in for kill -STOP: nothing is sent on the connection until the test thaws it
+                frozenUntil(thaw);
+            });
+            return null;
+        });
+        assertThat(inside.await(30, TimeUnit.SECONDS))
+                .as("the holder's work ran")
+                .isTrue();
 
         successor.advance("customers-6", 2); // the defect: a lock timeout after PATIENT, the holder still frozen
         successor.write("customers-6", 2, tx -> insert(tx, "new leader"));
@@ -88,32 +99,6 @@ abstract class FrozenHolderContract {
                 .hasMessageContaining("idleInTransactionTimeout");
         assertThat(writers()).containsExactly("new leader");
         assertThat(successor.highestToken("customers-6")).hasValue(2);
-    }
-
-    /**
-     * A write of a token the gate saw pass checks the mark with its COMMIT, where the database can send both at once
-     * (PostgreSQL; issue 24): a holder frozen inside its work holds no lock on the mark at all. With no idle bound and
-     * the holder frozen for good, the new leader's advance still gets the mark at once (a short lock timeout would
-     * fail it otherwise), and the thawed holder's check refuses its token: nothing it wrote is kept.
-     */
-    @Test
-    void aHolderFrozenInsideTheWorkOfASeenTokenHoldsNoLockOnTheMark() throws Exception {
-        FenceGate old = new FenceGate(database(), StoreConfig.defaults().withIdleInTransactionTimeout(Duration.ZERO));
-        FenceGate successor = new FenceGate(database(), StoreConfig.defaults().withLockTimeout(Duration.ofSeconds(2)));
-        old.advance("customers-6", 1); // token 1 passed through old: its next write is the short path
-        CountDownLatch thaw = new CountDownLatch(1);
-        Future<?> frozen = frozenInside(old, thaw); // with no idle bound to end it
-
-        successor.advance("customers-6", 2); // a lock wait here would end in a lock timeout: the holder never thaws
-        successor.write("customers-6", 2, tx -> insert(tx, "new leader"));
-
-        thaw.countDown();
-        ExecutionException thawed = org.junit.jupiter.api.Assertions.assertThrows(
-                ExecutionException.class, () -> frozen.get(30, TimeUnit.SECONDS));
-        assertThat(thawed.getCause())
-                .isInstanceOfSatisfying(StaleTokenException.class, e -> assertThat(e.highestToken())
-                        .isEqualTo(2));
-        assertThat(writers()).containsExactly("new leader");
     }
 
     /** Only the store's own transactions get the bound, sent with their first statement; zero sends none. */
@@ -134,26 +119,6 @@ abstract class FrozenHolderContract {
             rs.next();
             return rs.getString(1);
         }
-    }
-
-    /**
-     * A write with token 1 through {@code gate} whose work inserts a row and then freezes until {@code thaw}, the
-     * stand-in for kill -STOP: nothing is sent on the connection until the test thaws it. Returns once the work ran.
-     */
-    private Future<?> frozenInside(FenceGate gate, CountDownLatch thaw) throws InterruptedException {
-        CountDownLatch inside = new CountDownLatch(1);
-        Future<?> frozen = threads.fixed(1).submit(() -> {
-            gate.write("customers-6", 1, tx -> {
-                insert(tx, "frozen holder");
-                inside.countDown();
-                frozenUntil(thaw);
-            });
-            return null;
-        });
-        assertThat(inside.await(30, TimeUnit.SECONDS))
-                .as("the holder's work ran")
-                .isTrue();
-        return frozen;
     }
 
     private static void frozenUntil(CountDownLatch thaw) {

@@ -44,15 +44,6 @@ abstract class OneTokenWritersContract {
     /** Whether writers of the mark's token share it (a shared row lock) rather than take turns. */
     protected abstract boolean writersShareTheMark();
 
-    /**
-     * Whether a write of a token its gate saw pass checks the mark with its COMMIT (PostgreSQL: the late check, issue
-     * 24) rather than before its work: then it holds no lock while its work runs, an advance does not wait for it, and
-     * a writer of the old token is refused at its commit, after its work ran, with nothing kept.
-     */
-    protected boolean checksAtCommit() {
-        return false;
-    }
-
     protected String identityType() {
         return "BIGINT GENERATED ALWAYS AS IDENTITY";
     }
@@ -121,10 +112,6 @@ abstract class OneTokenWritersContract {
      */
     @Test
     void anAdvanceReturnsOnlyOnceNoWriterOfTheOldTokenCanStillCommit() throws Exception {
-        if (checksAtCommit()) {
-            anAdvanceDoesNotWaitForWorkThatChecksAtItsCommitAndThatWorkIsRefused();
-            return;
-        }
         CountDownLatch aInside = new CountDownLatch(1);
         CountDownLatch releaseA = new CountDownLatch(1);
         CountDownLatch bInside = new CountDownLatch(1);
@@ -166,42 +153,9 @@ abstract class OneTokenWritersContract {
     }
 
     /**
-     * Timeline with the check at the commit: a and b (token 7) are inside their work, holding no lock on the mark; the
-     * new leader's advance(8) returns at once; a and b, released, are refused at their commits, with nothing kept;
-     * the old leader's gate then checks before its work, so a write with 7 after that is refused before it runs.
-     */
-    private void anAdvanceDoesNotWaitForWorkThatChecksAtItsCommitAndThatWorkIsRefused() throws Exception {
-        CountDownLatch aInside = new CountDownLatch(1);
-        CountDownLatch bInside = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        Future<?> a = held(leader, 7, "a", aInside, release);
-        Future<?> b = held(leader, 7, "b", bInside, release);
-        assertThat(aInside.await(20, TimeUnit.SECONDS)).isTrue();
-        assertThat(bInside.await(20, TimeUnit.SECONDS)).isTrue();
-
-        next.advance("billing-2026-11", 8, "new leader"); // would wait for a and b if they held the mark
-        assertThat(a).isNotDone();
-        assertThat(b).isNotDone();
-        release.countDown();
-        for (Future<?> refused : List.of(a, b)) {
-            assertThatThrownBy(() -> refused.get(20, TimeUnit.SECONDS))
-                    .hasCauseInstanceOf(StaleTokenException.class)
-                    .cause()
-                    .hasMessageContaining("highest token seen is 8");
-        }
-
-        AtomicBoolean lateWorkRan = new AtomicBoolean();
-        assertThatThrownBy(() -> leader.write("billing-2026-11", 7, tx -> lateWorkRan.set(true)))
-                .isInstanceOf(StaleTokenException.class);
-        assertThat(lateWorkRan).isFalse();
-        assertThat(notes()).isEmpty();
-        assertThat(leader.highestToken("billing-2026-11")).hasValue(8);
-    }
-
-    /**
      * The re-read after the wait: the new leader's first write (token 8, so the exclusive check) holds the mark; the
      * old leader's shared check (token 7) waits for it; once it commits, the shared check reads mark 8 and the old
-     * leader is refused: before its work runs, or, where it checks at its commit, after it, with nothing kept.
+     * leader is refused before its work runs.
      */
     @Test
     void aWriterOfTheOldTokenWaitingBehindARaiseIsRefusedOnceItCommits() throws Exception {
@@ -223,7 +177,7 @@ abstract class OneTokenWritersContract {
                 .hasCauseInstanceOf(StaleTokenException.class)
                 .cause()
                 .hasMessageContaining("highest token seen is 8");
-        assertThat(staleWorkRan.get()).isEqualTo(checksAtCommit());
+        assertThat(staleWorkRan).isFalse();
         assertThat(notes()).containsExactly("new leader");
     }
 

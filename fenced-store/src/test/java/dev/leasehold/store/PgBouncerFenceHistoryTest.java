@@ -17,9 +17,4 @@ class PgBouncerFenceHistoryTest extends FenceHistoryContract {
     protected DataSource dataSource() {
         return database.dataSource();
     }
-
-    @Override
-    protected boolean checksAtCommit() {
-        return true;
-    }
 }

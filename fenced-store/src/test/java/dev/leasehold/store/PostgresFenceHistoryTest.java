@@ -15,9 +15,4 @@ class PostgresFenceHistoryTest extends FenceHistoryContract {
         }
         return database;
     }
-
-    @Override
-    protected boolean checksAtCommit() {
-        return true;
-    }
 }

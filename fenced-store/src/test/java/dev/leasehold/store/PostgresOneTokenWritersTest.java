@@ -29,11 +29,6 @@ class PostgresOneTokenWritersTest extends OneTokenWritersContract {
     }
 
     @Override
-    protected boolean checksAtCommit() {
-        return true;
-    }
-
-    @Override
     protected int sessionsWaitingOnLocks(Connection connection) throws SQLException {
         try (Statement s = connection.createStatement();
                 ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")) {

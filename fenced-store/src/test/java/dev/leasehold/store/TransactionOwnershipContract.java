@@ -526,9 +526,7 @@ abstract class TransactionOwnershipContract {
         DataSource ds = dataSource(setup);
         FenceGate gate = new FenceGate(ds);
         FenceGate impatient = new FenceGate(ds, StoreConfig.defaults().withLockTimeout(Duration.ofMillis(200)));
-        // by another gate: gate has not seen token 1 pass, so its write locks the mark before its work (a write of a
-        // token it saw pass would check at its commit on PostgreSQL, and hold no lock while paused)
-        new FenceGate(ds).advance("ledger", 1);
+        gate.advance("ledger", 1);
         CountDownLatch pausedInside = new CountDownLatch(1);
         CountDownLatch wake = new CountDownLatch(1);
         Future<?> paused = threads(1)

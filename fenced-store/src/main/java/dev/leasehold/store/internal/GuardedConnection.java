@@ -46,11 +46,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *
  * <p>Result sets of the work's statements are guarded too: their {@code getStatement()} is the guarded statement, so
  * a commit through it is refused like any other.
- *
- * <p>With framing (the check at the commit, PostgreSQL), the transaction's settings have not been sent when the work
- * starts: they travel with the work's first execution of plain DML ({@code FirstStatement}: a one-off statement for a
- * {@code PreparedStatement}, the SQL itself for a {@code Statement}), or are sent on their own before anything else
- * that may reach the database (a batch, a stream parameter, metadata, a savepoint, the mark).
  */
 public final class GuardedConnection implements InvocationHandler {
 
@@ -84,7 +79,6 @@ public final class GuardedConnection implements InvocationHandler {
     private final boolean ddlCommits;
     private final List<Statement> statements = new CopyOnWriteArrayList<>();
     private final Mark mark;
-    private final Connection framing;
     private volatile boolean marked;
     private volatile Object identity;
 
@@ -104,21 +98,9 @@ public final class GuardedConnection implements InvocationHandler {
      * @param mark null if the caller marked the transaction already; else taken at most once, lazily (see above)
      */
     public GuardedConnection(Connection target, boolean ddlCommits, Mark mark) {
-        this(target, ddlCommits, mark, null);
-    }
-
-    /**
-     * A guard whose transaction's settings have not been sent yet (the late check, issue 24).
-     *
-     * @param framing null, or the connection that holds the settings still to send ({@link Prologue#once}): they go in
-     *                the same round trip as the work's first statement ({@link FirstStatement}), or on their own
-     *                before anything else the work does that reaches the database
-     */
-    GuardedConnection(Connection target, boolean ddlCommits, Mark mark, Connection framing) {
         this.target = target;
         this.ddlCommits = ddlCommits;
         this.mark = mark;
-        this.framing = framing;
         this.proxy = (Connection) newProxy(CONNECTION, this);
     }
 
@@ -258,10 +240,6 @@ public final class GuardedConnection implements InvocationHandler {
         }
         checkSql(name, args);
         markBefore(name, args, false);
-        boolean creates = STATEMENTS.containsKey(method.getReturnType());
-        if (framing != null && !creates) {
-            flush(); // the settings before anything that may reach the database
-        }
         Object result;
         try {
             result = method.invoke(target, args);
@@ -269,104 +247,10 @@ public final class GuardedConnection implements InvocationHandler {
             throw failed(e.getCause());
         }
         if (result instanceof Statement statement) {
-            boolean first = framing != null
-                    && name.equals("prepareStatement")
-                    && args.length == 1
-                    && TransactionControl.plainDml((String) args[0]);
-            return guard(statement, method.getReturnType(), first ? new FirstStatement((String) args[0]) : null);
+            return guard(statement, method.getReturnType());
         }
         return result;
     }
-
-    /**
-     * Where the settings are still to be sent: sends them with this call, if it is an execution that can carry them,
-     * or else on their own before it, if it may reach the database (a setter or {@code isClosed} does not; a setter is
-     * recorded once it succeeded, see {@link #guard}). Returns {@link #NOT_CARRIED} if the call is still to be made on
-     * the statement. {@code cancel}, which JDBC allows from another thread, touches neither the settings nor the
-     * results: it goes to the one-off statement running or read, if any, and to the statement.
-     */
-    private Object framed(Statement statement, FirstStatement first, Method method, String name, Object[] args)
-            throws SQLException {
-        if (name.equals("isClosed") || FirstStatement.setter(name)) {
-            return NOT_CARRIED;
-        }
-        if (name.equals("cancel")) {
-            if (first != null) {
-                first.cancel();
-            }
-            return NOT_CARRIED;
-        }
-        if (first != null) {
-            java.sql.PreparedStatement sent = first.readsFrom(name);
-            if (sent != null) {
-                return call(sent, method, args);
-            }
-            if (FirstStatement.endsResults(name)) {
-                first.over();
-            }
-            if (name.equals("close")) {
-                first.close();
-            }
-        }
-        if (name.equals("close")) {
-            return NOT_CARRIED;
-        }
-        boolean carries = first != null
-                ? first.carries(name, args)
-                : !(statement instanceof java.sql.PreparedStatement)
-                        && FirstStatement.carriesSql(name, args)
-                        && TransactionControl.plainDml((String) args[0]);
-        if (carries) {
-            Prologue.Wrap wrap = Prologue.take(framing, true);
-            if (!wrap.isEmpty()) {
-                try {
-                    if (first == null) {
-                        return FirstStatement.executeSql(statement, wrap.before(), name, (String) args[0]);
-                    }
-                    Object answer = first.execute(target, wrap.before(), name);
-                    statements.add(first.sent()); // closed with the others if the work leaves it open
-                    return answer;
-                } catch (SQLException | RuntimeException e) {
-                    // perhaps nothing was sent (a parameter not set): the settings go before the next statement
-                    Prologue.retake(framing);
-                    failed(e);
-                    throw e;
-                }
-            }
-        }
-        if (first != null) {
-            first.stopRecording(); // the settings are sent now, by this call or before it
-        }
-        flush();
-        return NOT_CARRIED;
-    }
-
-    /** Sends the settings still pending on their own; a failure is remembered like any failure of the work. */
-    private void flush() throws SQLException {
-        try {
-            Prologue.flush(framing);
-        } catch (SQLException e) {
-            failed(e);
-            throw e;
-        }
-    }
-
-    private Object call(Object on, Method method, Object[] args) throws SQLException {
-        try {
-            return method.invoke(on, args);
-        } catch (InvocationTargetException e) {
-            Throwable cause = failed(e.getCause());
-            if (cause instanceof SQLException sql) {
-                throw sql;
-            }
-            throw cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** {@link #framed}: the call was not made there. */
-    private static final Object NOT_CARRIED = new Object();
 
     /** Refuses SQL text that would end the gate's transaction, before it is sent. */
     private void checkSql(String method, Object[] args) throws SQLException {
@@ -402,7 +286,7 @@ public final class GuardedConnection implements InvocationHandler {
     }
 
     /** A statement of the work: its SQL is checked, getConnection() is the guard, and it is closed at the end. */
-    private Statement guard(Statement statement, Class<?> type, FirstStatement first) {
+    private Statement guard(Statement statement, Class<?> type) {
         statements.add(statement);
         Constructor<?> constructor = STATEMENTS.get(type);
         InvocationHandler handler = (self, method, args) -> {
@@ -421,16 +305,11 @@ public final class GuardedConnection implements InvocationHandler {
             }
             checkSql(name, args);
             markBefore(name, args, true);
-            Object result = framing != null ? framed(statement, first, method, name, args) : NOT_CARRIED;
-            if (result == NOT_CARRIED) {
-                try {
-                    result = method.invoke(statement, args);
-                } catch (InvocationTargetException e) {
-                    throw failed(e.getCause());
-                }
-                if (first != null && FirstStatement.setter(name)) {
-                    first.record(method, args); // set on the statement: replayed on the one-off
-                }
+            Object result;
+            try {
+                result = method.invoke(statement, args);
+            } catch (InvocationTargetException e) {
+                throw failed(e.getCause());
             }
             return result instanceof ResultSet rows ? results(rows, (Statement) self) : result;
         };

@@ -6,7 +6,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.sql.Types;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -75,7 +74,7 @@ public final class Jdbc {
 
     /** One transaction of the store's own statements: commit if {@code body} returns, roll back if it throws. */
     public <T> T inTransaction(String operation, Body<T> body) {
-        return run(operation, body, null, null, false);
+        return run(operation, body, null, false);
     }
 
     /**
@@ -83,29 +82,7 @@ public final class Jdbc {
      * {@code work} on a guarded connection (never retried), then commit.
      */
     public <T> T inTransaction(String operation, Body<?> check, Work<T> work) {
-        return run(operation, check, work, null, false);
-    }
-
-    /**
-     * One transaction whose check comes LAST: the caller's {@code work} on a guarded connection first (the settings
-     * travel with its first statement), then {@code late} and the COMMIT in one round trip, where the database can
-     * send several statements at once ({@link TxDialect#multiStatement()}). A {@code late} that fails with
-     * {@link TxDialect#REFUSED_STATE} rolls everything back and throws {@link LateRefused}.
-     */
-    public <T> T inTransaction(String operation, Work<T> work, Late late) {
-        return run(operation, connection -> null, work, late, false);
-    }
-
-    /** A statement sent with the COMMIT, in the same round trip; it fails with {@link TxDialect#REFUSED_STATE}. */
-    public record Late(String sql, Object... params) {}
-
-    /** {@link Late} refused the transaction: nothing of it was kept (rolled back). */
-    public static final class LateRefused extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        LateRefused(String operation, SQLException cause) {
-            super(operation + " was refused by its check at commit; nothing was kept", cause);
-        }
+        return run(operation, check, work, false);
     }
 
     /**
@@ -118,13 +95,13 @@ public final class Jdbc {
      * {@link CommitOutcomeUnknownException}: in auto-commit mode it committed when it ran, and it may have run.
      */
     public <T> T withConnection(String operation, Body<T> body) {
-        return run(operation, body, null, null, true);
+        return run(operation, body, null, true);
     }
 
-    private <T> T run(String operation, Body<?> store, Work<T> work, Late late, boolean eachOnItsOwn) {
+    private <T> T run(String operation, Body<?> store, Work<T> work, boolean eachOnItsOwn) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return Transaction.once(dataSource, onConnection, tx, operation, store, work, late, eachOnItsOwn);
+                return Transaction.once(dataSource, onConnection, tx, operation, store, work, eachOnItsOwn);
             } catch (Transaction.Transient e) {
                 if (attempt == ATTEMPTS) {
                     throw new StoreException(operation + " (tried " + ATTEMPTS + " times)", e.sql);
@@ -258,27 +235,12 @@ public final class Jdbc {
     }
 
     /** Executes, skips the results of what was sent before the statement; returns whether its result is rows. */
-    static boolean skip(PreparedStatement statement, Prologue.Wrap wrap) throws SQLException {
-        return skip(statement.execute(), statement, wrap.before());
-    }
-
-    /** Skips the results of {@code before}'s statements after an execute that answered {@code rows}. */
-    static boolean skip(boolean rows, Statement statement, String before) throws SQLException {
-        for (int i = Prologue.Wrap.statements(before); i > 0; i--) {
+    private static boolean skip(PreparedStatement statement, Prologue.Wrap wrap) throws SQLException {
+        boolean rows = statement.execute();
+        for (int i = Prologue.Wrap.statements(wrap.before()); i > 0; i--) {
             rows = statement.getMoreResults();
         }
         return rows;
-    }
-
-    /**
-     * Sends {@code before} (pending settings, or ""), {@code late} and a COMMIT in one round trip: the transaction is
-     * committed if the check passed, and aborted before the COMMIT (which then does not run) if it failed.
-     */
-    static void lateCommit(Connection connection, String before, Late late) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(before + late.sql() + "; COMMIT")) {
-            bind(statement, late.params());
-            statement.execute();
-        }
     }
 
     /**

@@ -55,9 +55,6 @@ final class Prologue implements InvocationHandler {
 
         /** A wrapped statement failed: ends the transaction block it left open (each mode only). */
         void failed();
-
-        /** Once mode: the settings taken with {@link #takeWrap} may not have reached the server; send them again. */
-        void retake();
     }
 
     private final Connection target;
@@ -122,17 +119,6 @@ final class Prologue implements InvocationHandler {
         }
     }
 
-    /**
-     * After a statement that took the settings ({@link #take}) failed: in once mode they are pending again, since the
-     * failure may have come before anything was sent (a missing parameter); if they did run, the transaction is aborted
-     * and sending them again fails like any statement would.
-     */
-    static void retake(Connection connection) {
-        if (connection instanceof Carrier carrier) {
-            carrier.retake();
-        }
-    }
-
     static void flush(Connection connection) throws SQLException {
         if (connection instanceof Carrier carrier) {
             carrier.flush();
@@ -154,10 +140,6 @@ final class Prologue implements InvocationHandler {
             }
             case "flush" -> {
                 sendPending();
-                return null;
-            }
-            case "retake" -> {
-                pending = !each;
                 return null;
             }
             case "wrote" -> {

@@ -35,7 +35,6 @@ final class Transaction {
             String operation,
             Jdbc.Body<?> store,
             Jdbc.Work<T> work,
-            Jdbc.Late late,
             boolean eachOnItsOwn)
             throws Transient {
         Connection connection;
@@ -76,10 +75,9 @@ final class Transaction {
                 Connection carrier = Prologue.once(connection, settings.prologue());
                 try {
                     stored = store.apply(carrier);
-                    if (work != null && (late == null || !settings.dmlKeepsTransaction())) {
+                    if (work != null) {
                         Prologue.flush(carrier); // the work runs under the same settings
-                    } // else they travel with the work's first statement, or with the late check
-
+                    }
                 } catch (SQLException e) {
                     over = rollback(connection, e);
                     if (SqlStates.of(e).retriedByTheStore() && over) {
@@ -107,13 +105,7 @@ final class Transaction {
                     GuardedConnection guarded = new GuardedConnection(
                             connection,
                             settings.ddlCommits(),
-                            lazy
-                                    ? () -> {
-                                        Prologue.flush(carrier); // a mark is a statement like any other
-                                        return identity(connection, settings.markTransaction());
-                                    }
-                                    : null,
-                            late != null && lazy ? carrier : null);
+                            lazy ? () -> identity(connection, settings.markTransaction()) : null);
                     try {
                         result = work.apply(guarded.connection());
                     } catch (SQLException e) {
@@ -134,23 +126,12 @@ final class Transaction {
                     }
                     StoreException ended = lazy && !guarded.marked()
                             // plain DML only, never past the guard: only a failure can have ended the transaction
-                            ? afterFailure(operation, connection, carrier, settings, guarded.failure())
+                            ? afterFailure(operation, connection, settings, guarded.failure())
                             : stillOurs(operation, connection, settings, lazy ? guarded.mark() : marked);
                     if (ended != null) {
                         over = rollback(connection, ended);
                         throw ended;
                     }
-                }
-                if (late != null) {
-                    try {
-                        Jdbc.lateCommit(
-                                connection, Prologue.take(carrier, false).before(), late);
-                    } catch (SQLException e) {
-                        over = rollback(connection, e);
-                        throw lateFailure(operation, e);
-                    }
-                    over = true;
-                    return result;
                 }
                 try {
                     if (commitAndRestore != null) {
@@ -184,28 +165,6 @@ final class Transaction {
         } finally {
             close(connection);
         }
-    }
-
-    /**
-     * What a failure of the late check sent with the COMMIT (and the settings, if nothing sent them yet) means. The
-     * check's refusal is {@link Jdbc.LateRefused}. PostgreSQL answers an error for the check or for the COMMIT only
-     * with the transaction rolled back (the statements after a failed one in the same round trip are skipped, and a
-     * COMMIT that fails rolls back), so any other error is a {@link StoreException} with nothing kept, retryable or not
-     * by its kind; only a lost connection, or the server ending the session for reasons of its own (SQLState classes
-     * 57, 58 and XX, which may come after the COMMIT was durable), leaves the outcome unknown.
-     */
-    private static RuntimeException lateFailure(String operation, SQLException e) {
-        if (TxDialect.REFUSED_STATE.equals(e.getSQLState())) {
-            return new Jdbc.LateRefused(operation, e);
-        }
-        String state = e.getSQLState() == null ? "" : e.getSQLState();
-        if (SqlStates.of(e) == SqlStates.Kind.CONNECTION_LOST
-                || state.startsWith("57")
-                || state.startsWith("58")
-                || state.startsWith("XX")) {
-            return new CommitOutcomeUnknownException(operation, e);
-        }
-        return failure(operation, e); // the check failed, or the COMMIT did and rolled back: nothing kept
     }
 
     /**
@@ -268,7 +227,7 @@ final class Transaction {
      * it ran in a new transaction; on PostgreSQL any failure aborts the transaction ({@link TxDialect#abortedProbe()}).
      */
     private static StoreException afterFailure(
-            String operation, Connection connection, Connection carrier, TxDialect settings, SQLException failure) {
+            String operation, Connection connection, TxDialect settings, SQLException failure) {
         if (failure == null) {
             return null;
         }
@@ -286,7 +245,6 @@ final class Transaction {
             return null; // the failed statement undid only itself
         }
         try {
-            Prologue.flush(carrier); // settings still pending go first (a statement that failed before it was sent)
             identity(connection, probe.get());
             return null; // the work rolled back to a savepoint of its own after the failure
         } catch (SQLException aborted) {

@@ -189,8 +189,7 @@ public abstract class TxDialect {
     /**
      * The shared fence check ({@link SqlDialect#shareMark()}) as a statement that FAILS unless the mark EQUALS the
      * token (SQLState {@link #REFUSED_STATE}), where the database can send several statements at once: sent in one
-     * round trip with the caller's statement and the COMMIT ({@code FenceGate.update}), or with the COMMIT alone after
-     * the work ({@code FenceGate.write}'s check at the commit), a refusal aborts the transaction block before the COMMIT
+     * round trip with the caller's statement and the COMMIT, a refusal aborts the transaction block before either
      * runs; a pass share-locks the mark until that COMMIT, so writers of one token do not wait for one another. A mark
      * that is higher means stale; lower (re-based by another gate) means the full path must raise it and record the
      * raise. Parameters: resource, token. Empty where the database cannot.

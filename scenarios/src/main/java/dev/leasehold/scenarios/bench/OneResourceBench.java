@@ -32,10 +32,10 @@ final class OneResourceBench {
         return db.postgres() ? 0.90 : db.mariaDb() ? 0.85 : 0.60;
     }
 
-    /** Inserts one row of {@code thread} on {@code c}, sending {@code before} (SQL ending in "; ", or "") with it. */
+    /** Inserts one row of {@code thread} on {@code c}. */
     @FunctionalInterface
     private interface RowInsert {
-        void into(Connection c, int thread, String before) throws SQLException;
+        void into(Connection c, int thread) throws SQLException;
     }
 
     /** What a plain JDBC transaction does on its connection. */
@@ -57,42 +57,19 @@ final class OneResourceBench {
     /**
      * The check a gate makes for a token it has seen pass, as raw JDBC: what a fenced write cannot do without, so the
      * ratio of plain transaction + check is the most {@code FenceGate.write} could reach on this database. PostgreSQL:
-     * the settings with the row's INSERT, then the shared check with the COMMIT (the late check, two round trips as
-     * the plain transaction); MariaDB/MySQL: the shared check before the INSERT; H2, which has no shared row lock: the
-     * exclusive check (an UPDATE that passes only if the mark equals the token).
+     * the framing and the shared check in one round trip; MariaDB/MySQL: the shared check; H2, which has no shared row
+     * lock: the exclusive check (an UPDATE that passes only if the mark equals the token).
      */
-    private static DatabaseBench.Op floor(DatabaseBench.Db db, String fence, RowInsert row, AtomicLong leader) {
+    private static String floorCheck(DatabaseBench.Db db, String fence) {
         if (db.postgres()) {
-            String check = "WITH passed AS (SELECT 1 FROM " + fence + " WHERE resource = ? AND token = ? FOR SHARE)"
-                    + " SELECT 1 / COUNT(*) FROM passed; COMMIT";
-            return (thread, ignored) -> {
-                try (Connection c = db.pool().getConnection()) {
-                    c.setAutoCommit(false);
-                    row.into(
-                            c,
-                            thread,
-                            "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = 5000;"
-                                    + " SET LOCAL idle_in_transaction_session_timeout = 30000; ");
-                    try (PreparedStatement p = c.prepareStatement(check)) {
-                        p.setString(1, RESOURCE);
-                        p.setLong(2, leader.get());
-                        p.execute();
-                    }
-                    c.setAutoCommit(true);
-                }
-            };
+            return "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = 5000; WITH passed AS"
+                    + " (SELECT 1 FROM " + fence + " WHERE resource = ? AND token = ? FOR SHARE)"
+                    + " SELECT 1 / COUNT(*) FROM passed";
         }
-        String check = db.mariaDb()
-                ? "SELECT token FROM " + fence + " WHERE resource = ? AND token = ? LOCK IN SHARE MODE"
-                : "UPDATE " + fence + " SET token = token WHERE resource = ? AND token = ?";
-        return (thread, ignored) -> plainTransaction(db, c -> {
-            try (PreparedStatement p = c.prepareStatement(check)) {
-                p.setString(1, RESOURCE);
-                p.setLong(2, leader.get());
-                p.execute();
-            }
-            row.into(c, thread, "");
-        });
+        if (db.mariaDb()) {
+            return "SELECT token FROM " + fence + " WHERE resource = ? AND token = ? LOCK IN SHARE MODE";
+        }
+        return "UPDATE " + fence + " SET token = token WHERE resource = ? AND token = ?";
     }
 
     List<Row> run(DatabaseBench.Db db, FenceGate gate, StoreConfig config) throws Exception {
@@ -107,19 +84,26 @@ final class OneResourceBench {
         AtomicLong ids = new AtomicLong();
         AtomicLong leader = new AtomicLong();
         // the work every variant does: one row of its own
-        RowInsert row = (c, thread, before) -> {
-            try (PreparedStatement p = c.prepareStatement(before + insert)) {
+        RowInsert row = (c, thread) -> {
+            try (PreparedStatement p = c.prepareStatement(insert)) {
                 p.setLong(1, ids.incrementAndGet());
                 p.setInt(2, thread);
                 p.setLong(3, leader.get());
-                p.execute();
+                p.executeUpdate();
             }
         };
-        DatabaseBench.Op plainTx = (thread, ignored) -> plainTransaction(db, c -> row.into(c, thread, ""));
-        DatabaseBench.Op write =
-                (thread, ignored) -> gate.write(RESOURCE, leader.get(), tx -> row.into(tx, thread, ""));
+        DatabaseBench.Op plainTx = (thread, ignored) -> plainTransaction(db, c -> row.into(c, thread));
+        DatabaseBench.Op write = (thread, ignored) -> gate.write(RESOURCE, leader.get(), tx -> row.into(tx, thread));
         // no gate code: the plain transaction plus the check the gate makes for a token it has seen, by hand
-        DatabaseBench.Op floor = floor(db, config.tablePrefix() + "fence", row, leader);
+        String check = floorCheck(db, config.tablePrefix() + "fence");
+        DatabaseBench.Op floor = (thread, ignored) -> plainTransaction(db, c -> {
+            try (PreparedStatement p = c.prepareStatement(check)) {
+                p.setString(1, RESOURCE);
+                p.setLong(2, leader.get());
+                p.execute();
+            }
+            row.into(c, thread);
+        });
         DatabaseBench.Op update = (thread, ignored) ->
                 gate.update(RESOURCE, leader.get(), insert, ids.incrementAndGet(), thread, leader.get());
         double goal = goal(db);

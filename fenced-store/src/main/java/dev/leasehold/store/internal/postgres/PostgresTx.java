@@ -91,8 +91,8 @@ final class PostgresTx extends TxDialect {
      * Functions and triggers cannot end the transaction here: inside a transaction block (which JDBC with auto-commit
      * off always is) a COMMIT or ROLLBACK from PL/pgSQL fails with "invalid transaction termination" (2D000), and a
      * function may not run one at all. So plain DML keeps the transaction, and a work of plain DML costs no mark and
-     * no verify: for a token the gate saw pass, two round trips (the framing with the work's first statement, the
-     * shared check with the COMMIT), as a plain transaction's.
+     * no verify: three round trips (the framing with the check, the work, the COMMIT) against a plain transaction's
+     * two.
      */
     @Override
     public boolean dmlKeepsTransaction() {
