@@ -7,6 +7,7 @@ import dev.leasehold.store.slots.SlotClaim;
 import dev.leasehold.store.slots.SlotRuns;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
@@ -54,6 +55,22 @@ final class DatabaseBench {
 
     // ---- fenced-write -----------------------------------------------------------------------------------------
 
+    /** What a plain JDBC transaction does on its connection. */
+    @FunctionalInterface
+    interface Body {
+        void run(Connection c) throws SQLException;
+    }
+
+    /** {@code body} in a plain JDBC transaction: auto-commit off, the body, COMMIT, auto-commit back on. */
+    static void plainTransaction(Db db, Body body) throws SQLException {
+        try (Connection c = db.pool().getConnection()) {
+            c.setAutoCommit(false);
+            body.run(c);
+            c.commit();
+            c.setAutoCommit(true);
+        }
+    }
+
     /** One unit of work on row {@code row} of a thread. */
     interface Op {
         void run(int row, long token) throws Exception;
@@ -93,17 +110,12 @@ final class DatabaseBench {
                 }
             }
         };
-        Op plainTx = (row, token) -> {
-            try (Connection c = db.pool().getConnection()) {
-                c.setAutoCommit(false);
-                try (PreparedStatement p = c.prepareStatement(plain)) {
-                    p.setInt(1, row);
-                    p.executeUpdate();
-                }
-                c.commit();
-                c.setAutoCommit(true);
+        Op plainTx = (row, token) -> plainTransaction(db, c -> {
+            try (PreparedStatement p = c.prepareStatement(plain)) {
+                p.setInt(1, row);
+                p.executeUpdate();
             }
-        };
+        });
         Op gateTx = (row, token) -> gate.write("bench-" + row, token, tx -> {
             try (PreparedStatement p = tx.prepareStatement(plain)) {
                 p.setInt(1, row);

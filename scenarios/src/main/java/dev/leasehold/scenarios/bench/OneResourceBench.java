@@ -38,22 +38,6 @@ final class OneResourceBench {
         void into(Connection c, int thread) throws SQLException;
     }
 
-    /** What a plain JDBC transaction does on its connection. */
-    @FunctionalInterface
-    private interface Body {
-        void run(Connection c) throws SQLException;
-    }
-
-    /** {@code body} in a plain JDBC transaction: auto-commit off, the body, COMMIT, auto-commit back on. */
-    private static void plainTransaction(DatabaseBench.Db db, Body body) throws SQLException {
-        try (Connection c = db.pool().getConnection()) {
-            c.setAutoCommit(false);
-            body.run(c);
-            c.commit();
-            c.setAutoCommit(true);
-        }
-    }
-
     /**
      * The check a gate makes for a token it has seen pass, as raw JDBC: what a fenced write cannot do without, so the
      * ratio of plain transaction + check is the most {@code FenceGate.write} could reach on this database. PostgreSQL:
@@ -92,11 +76,11 @@ final class OneResourceBench {
                 p.executeUpdate();
             }
         };
-        DatabaseBench.Op plainTx = (thread, ignored) -> plainTransaction(db, c -> row.into(c, thread));
+        DatabaseBench.Op plainTx = (thread, ignored) -> DatabaseBench.plainTransaction(db, c -> row.into(c, thread));
         DatabaseBench.Op write = (thread, ignored) -> gate.write(RESOURCE, leader.get(), tx -> row.into(tx, thread));
         // no gate code: the plain transaction plus the check the gate makes for a token it has seen, by hand
         String check = floorCheck(db, config.tablePrefix() + "fence");
-        DatabaseBench.Op floor = (thread, ignored) -> plainTransaction(db, c -> {
+        DatabaseBench.Op floor = (thread, ignored) -> DatabaseBench.plainTransaction(db, c -> {
             try (PreparedStatement p = c.prepareStatement(check)) {
                 p.setString(1, RESOURCE);
                 p.setLong(2, leader.get());
