@@ -90,6 +90,12 @@ class BenchTest {
                         .containsPattern("\\| raw JDBC: plain transaction \\+ the gate's check, one resource \\("
                                 + Pattern.quote(db) + "[^|]*" + Pattern.quote(threads)
                                 + " \\|[^\\n]*\\| \\d+\\.\\d+ \\|");
+                // the least any check that is a statement costs: one statement that touches nothing
+                assertThat(table)
+                        .as(table)
+                        .containsPattern("\\| raw JDBC: plain transaction \\+ SELECT 1[^|]*, one resource \\("
+                                + Pattern.quote(db) + "[^|]*" + Pattern.quote(threads)
+                                + " \\|[^\\n]*\\| \\d+\\.\\d+ \\|");
             }
         }
         for (int workers : new int[] {1, 4, 8}) {

@@ -15,7 +15,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * resource with the leader's one token: a billing leader charging customers under "billing-2026-11". Each transaction
  * inserts a row of its own into a table (no shared business row), so any waiting between the threads is the gate's.
  * Compared side by side with a plain JDBC transaction doing the same insert; at 1 and 8 threads also the plain
- * transaction plus the gate's check by hand (no gate code), the most a fenced write could reach.
+ * transaction plus the gate's check by hand (no gate code), the most a fenced write could reach, and the plain
+ * transaction plus one statement that touches nothing ({@code SELECT 1}, sent in the insert's round trip where the
+ * driver can), the most any check that is a statement could reach.
  */
 final class OneResourceBench {
 
@@ -56,6 +58,15 @@ final class OneResourceBench {
         return "UPDATE " + fence + " SET token = token WHERE resource = ? AND token = ?";
     }
 
+    /**
+     * The plain transaction's insert, preceded by a statement that reads and locks nothing: PostgreSQL's driver sends
+     * both in one round trip (its parameters are numbered across the two); MariaDB's and H2's get it as a statement of
+     * its own (MariaDB's driver sends one statement per round trip unless the URL allows multiple queries).
+     */
+    private static String withTrivialStatement(DatabaseBench.Db db, String insert) {
+        return db.postgres() ? "SELECT 1; " + insert : insert;
+    }
+
     List<Row> run(DatabaseBench.Db db, FenceGate gate, StoreConfig config) throws Exception {
         String table = config.tablePrefix() + "entries";
         try (Connection c = db.pool().getConnection();
@@ -87,6 +98,28 @@ final class OneResourceBench {
                 p.execute();
             }
             row.into(c, thread);
+        });
+        // no check at all: one statement that touches nothing, the least any check that is a statement costs
+        String trivialInsert = withTrivialStatement(db, insert);
+        DatabaseBench.Op trivial = (thread, ignored) -> DatabaseBench.plainTransaction(db, c -> {
+            if (!db.postgres()) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("SELECT 1");
+                }
+            }
+            try (PreparedStatement p = c.prepareStatement(trivialInsert)) {
+                p.setLong(1, ids.incrementAndGet());
+                p.setInt(2, thread);
+                p.setLong(3, leader.get());
+                boolean resultSet = p.execute();
+                if (resultSet && p.getMoreResults()) {
+                    throw new IllegalStateException("expected the insert's count after SELECT 1");
+                }
+                if (p.getUpdateCount() != 1) { // the insert ran, so both rows do the same work
+                    throw new IllegalStateException(
+                            "the insert after SELECT 1 changed " + p.getUpdateCount() + " rows");
+                }
+            }
         });
         DatabaseBench.Op update = (thread, ignored) ->
                 gate.update(RESOURCE, leader.get(), insert, ids.incrementAndGet(), thread, leader.get());
@@ -120,6 +153,17 @@ final class OneResourceBench {
                         perThread,
                         plainTx,
                         floor,
+                        0,
+                        ""));
+                rows.addAll(bench.compare(
+                        "fenced-write",
+                        "plain transaction, one resource (" + where + ")",
+                        "raw JDBC: plain transaction + SELECT 1" + (db.postgres() ? " in the insert's round trip" : "")
+                                + ", one resource (" + where + ")",
+                        threads,
+                        perThread,
+                        plainTx,
+                        trivial,
                         0,
                         ""));
             }
