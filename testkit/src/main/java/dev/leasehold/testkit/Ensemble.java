@@ -83,9 +83,10 @@ public final class Ensemble implements Closeable {
         List<InstanceSpec> specs = new ArrayList<>();
         java.util.Set<Integer> ports = new java.util.HashSet<>();
         for (int id = 1; id <= size; id++) {
-            // curator-test picks each port free, closes it and binds it later: the same port can come back twice
+            // curator-test picks each port free, closes it and binds it later: the same port can come back twice,
+            // within this cluster or to another server this JVM starts meanwhile
             InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, id, tickMs, 0);
-            for (int tries = 1; !distinct(ports, spec) && tries < 20; tries++) {
+            for (int tries = 1; !(distinct(ports, spec) && claimed(spec)) && tries < 20; tries++) {
                 spec.getDataDirectory().delete(); // empty: nothing ran in it
                 spec = new InstanceSpec(null, -1, -1, -1, true, id, tickMs, 0);
             }
@@ -103,6 +104,13 @@ public final class Ensemble implements Closeable {
             servers.add(new ConnectString.Server(spec.getHostname(), spec.getPort()));
         }
         return new Ensemble(cluster, null, new ConnectString(servers, ""));
+    }
+
+    /** Claims {@code spec}'s three ports for this JVM ({@link DrawnPorts}); false if any was handed out before. */
+    private static boolean claimed(InstanceSpec spec) {
+        boolean port = DrawnPorts.claim(spec.getPort());
+        boolean election = DrawnPorts.claim(spec.getElectionPort());
+        return DrawnPorts.claim(spec.getQuorumPort()) && port && election;
     }
 
     /** Adds {@code spec}'s three ports to {@code taken} if they differ and none is taken yet; else false. */

@@ -403,9 +403,7 @@ public final class PatroniCluster implements Closeable {
         try {
             int[] ports = new int[count];
             for (int i = 0; i < count; i++) {
-                ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
-                sockets.add(socket);
-                ports[i] = socket.getLocalPort();
+                ports[i] = DrawnPorts.draw(sockets); // none another server of this JVM was given
             }
             return ports;
         } finally {

@@ -127,12 +127,12 @@ public final class ProcessEnsemble implements Closeable {
         }
     }
 
-    /** A port nobody listens on now; held open until every port is chosen, so that no two are the same. */
+    /**
+     * A port nobody listens on now and no other server of this JVM was given; held open until every port is chosen, so
+     * that no two are the same.
+     */
     private static int freePort(List<ServerSocket> held) throws IOException {
-        ServerSocket socket = new ServerSocket();
-        socket.bind(new InetSocketAddress(HOST, 0));
-        held.add(socket);
-        return socket.getLocalPort();
+        return DrawnPorts.draw(held);
     }
 
     private void writeConfig(Server server) throws IOException {
