@@ -4,9 +4,11 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Checks a fault campaign's history against the fenced-mutex model: what the history table committed (in commit
@@ -16,7 +18,8 @@ import java.util.Set;
  *   <li>accepted tokens never decrease in commit order, per resource;</li>
  *   <li>no write with token t committed after a commit with a higher token (per resource);</li>
  *   <li>each token belongs to exactly one participant and one ZooKeeper session;</li>
- *   <li>every write a participant saw acknowledged is in the table (nothing acknowledged was lost);</li>
+ *   <li>every write a participant saw acknowledged is in the table (nothing acknowledged was lost); where one token
+ *       is granted in several elections ({@link Ack#election()}), each election's write has a row of its own;</li>
  *   <li>successive leadership grants of one election carry strictly increasing tokens (a grant again on the same
  *       node after a reconnect, same participant, session and token, is the same grant);</li>
  *   <li>no write is acknowledged that was sent after a write with a higher token of the same election had been
@@ -214,17 +217,33 @@ public final class HistoryChecker {
             }
         });
 
-        // 4: nothing acknowledged was lost.
-        Set<String> stored = new HashSet<>();
+        // 4: nothing acknowledged was lost. A write is its participant, token and number; where one token is granted
+        // in several elections (a member's partitions), each election's write of that number needs a row of its own.
+        Map<String, Set<String>> rowsOf = new HashMap<>();
         for (Committed row : ordered) {
-            stored.add(row.participant() + "/" + row.token() + "/" + row.seq());
+            rowsOf.computeIfAbsent(row.participant() + "/" + row.token() + "/" + row.seq(), k -> new HashSet<>())
+                    .add(row.resource());
         }
+        Map<String, Set<String>> electionsOf = new LinkedHashMap<>();
+        Map<String, Ack> firstAck = new HashMap<>();
         for (Ack ack : acks) {
-            if (!stored.contains(ack.participant() + "/" + ack.token() + "/" + ack.seq())) {
+            String write = ack.participant() + "/" + ack.token() + "/" + ack.seq();
+            electionsOf.computeIfAbsent(write, k -> new TreeSet<>()).add(String.valueOf(ack.election()));
+            firstAck.putIfAbsent(write, ack);
+        }
+        electionsOf.forEach((write, inElections) -> {
+            Ack ack = firstAck.get(write);
+            int rows = rowsOf.getOrDefault(write, Set.of()).size();
+            if (rows == 0) {
                 violations.add("rule 4: " + ack.participant() + "'s acknowledged write #" + ack.seq() + " with token "
                         + ack.token() + " is not in the table");
+            } else if (rows < inElections.size()) {
+                violations.add("rule 4: " + ack.participant() + "'s acknowledged write #" + ack.seq() + " with token "
+                        + ack.token() + " was acknowledged in " + inElections.size() + " elections " + inElections
+                        + " but the table has " + rows + " row" + (rows == 1 ? "" : "s") + " of it "
+                        + new TreeSet<>(rowsOf.get(write)) + ": one election's write was lost");
             }
-        }
+        });
 
         // 5: successive grants of each election strictly increase, in the order they were granted (stamped where the
         // recipe handed them over, which may differ from the order their reports arrived in).

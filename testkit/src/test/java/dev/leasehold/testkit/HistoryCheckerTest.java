@@ -206,4 +206,31 @@ class HistoryCheckerTest {
                 .asString()
                 .startsWith("rule 6: in partition-2 a's write #2 with token 5");
     }
+    /**
+     * A member's partitions share one token (one multi, one czxid), and each partition numbers its writes from 1: two
+     * acknowledged writes, one per partition, with the same participant, token and number. One row cannot stand for
+     * both: the other partition's write was lost.
+     */
+    @Test
+    void rule4CountsEachElectionsWriteWhenOneTokenIsGrantedInSeveral() {
+        List<Grant> grants = List.of(new Grant(10, "partition-1", "a", 5, A), new Grant(10, "partition-2", "a", 5, A));
+        List<Ack> acks =
+                List.of(new Ack("a", 5, 1, 100, 110, "partition-1"), new Ack("a", 5, 1, 120, 130, "partition-2"));
+        List<Committed> one = List.of(new Committed(1, "ledger-partition-1", "a", 5, 1, A));
+        assertThat(check(one, grants, acks).violations())
+                .singleElement()
+                .asString()
+                .startsWith("rule 4: a's acknowledged write #1 with token 5")
+                .contains("2 elections")
+                .contains("1 row");
+
+        List<Committed> both = List.of(
+                new Committed(1, "ledger-partition-1", "a", 5, 1, A),
+                new Committed(2, "ledger-partition-2", "a", 5, 1, A));
+        assertThat(check(both, grants, acks).violations()).isEmpty();
+        // the same write acknowledged twice in one election (a commit, then a read-back) is still one write
+        List<Ack> twice =
+                List.of(new Ack("a", 5, 1, 100, 110, "partition-1"), new Ack("a", 5, 1, 100, 150, "partition-1"));
+        assertThat(check(one, grants, twice).violations()).isEmpty();
+    }
 }
