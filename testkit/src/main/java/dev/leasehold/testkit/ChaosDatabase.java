@@ -164,7 +164,7 @@ public abstract class ChaosDatabase implements AutoCloseable {
         private final DataSource ds;
 
         Postgres() throws IOException {
-            postgres = builder(0).start();
+            postgres = builder(DrawnPorts.one()).start(); // kept across restarts, never handed out again
             ds = postgres.getPostgresDatabase();
         }
 

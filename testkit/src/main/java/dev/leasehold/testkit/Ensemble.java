@@ -86,8 +86,13 @@ public final class Ensemble implements Closeable {
             // curator-test picks each port free, closes it and binds it later: the same port can come back twice,
             // within this cluster or to another server this JVM starts meanwhile
             InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, id, tickMs, 0);
-            for (int tries = 1; !(distinct(ports, spec) && claimed(spec)) && tries < 20; tries++) {
+            int tries = 1;
+            while (!(distinct(ports, spec) && claimed(spec))) {
                 spec.getDataDirectory().delete(); // empty: nothing ran in it
+                if (tries++ == 20) {
+                    throw new IOException("no three ports for ZooKeeper server " + id + " that no other server of this"
+                            + " JVM was given, in 20 draws");
+                }
                 spec = new InstanceSpec(null, -1, -1, -1, true, id, tickMs, 0);
             }
             specs.add(spec);

@@ -19,7 +19,8 @@ import java.util.TreeSet;
  *   <li>no write with token t committed after a commit with a higher token (per resource);</li>
  *   <li>each token belongs to exactly one participant and one ZooKeeper session;</li>
  *   <li>every write a participant saw acknowledged is in the table (nothing acknowledged was lost); where one token
- *       is granted in several elections ({@link Ack#election()}), each election's write has a row of its own;</li>
+ *       is granted in several elections ({@link Ack#election()}), a write acknowledged in n elections has rows on at
+ *       least n resources (a count: which resource is which election's is the caller's naming);</li>
  *   <li>successive leadership grants of one election carry strictly increasing tokens (a grant again on the same
  *       node after a reconnect, same participant, session and token, is the same grant);</li>
  *   <li>no write is acknowledged that was sent after a write with a higher token of the same election had been
@@ -218,7 +219,8 @@ public final class HistoryChecker {
         });
 
         // 4: nothing acknowledged was lost. A write is its participant, token and number; where one token is granted
-        // in several elections (a member's partitions), each election's write of that number needs a row of its own.
+        // in several elections (a member's partitions), there must be at least as many rows of it, on distinct
+        // resources, as elections it was acknowledged in (the checker does not know which resource is whose).
         Map<String, Set<String>> rowsOf = new HashMap<>();
         for (Committed row : ordered) {
             rowsOf.computeIfAbsent(row.participant() + "/" + row.token() + "/" + row.seq(), k -> new HashSet<>())
@@ -228,7 +230,10 @@ public final class HistoryChecker {
         Map<String, Ack> firstAck = new HashMap<>();
         for (Ack ack : acks) {
             String write = ack.participant() + "/" + ack.token() + "/" + ack.seq();
-            electionsOf.computeIfAbsent(write, k -> new TreeSet<>()).add(String.valueOf(ack.election()));
+            Set<String> named = electionsOf.computeIfAbsent(write, k -> new TreeSet<>());
+            if (ack.election() != null) { // one without is the write of its token's grant: any election's
+                named.add(ack.election());
+            }
             firstAck.putIfAbsent(write, ack);
         }
         electionsOf.forEach((write, inElections) -> {

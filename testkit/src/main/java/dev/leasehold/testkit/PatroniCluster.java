@@ -403,7 +403,7 @@ public final class PatroniCluster implements Closeable {
         try {
             int[] ports = new int[count];
             for (int i = 0; i < count; i++) {
-                ports[i] = DrawnPorts.draw(sockets); // none another server of this JVM was given
+                ports[i] = DrawnPorts.draw(sockets, java.net.InetAddress.getLoopbackAddress()); // none given before
             }
             return ports;
         } finally {

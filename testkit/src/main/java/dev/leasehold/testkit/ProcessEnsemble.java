@@ -3,6 +3,7 @@ package dev.leasehold.testkit;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -132,7 +133,7 @@ public final class ProcessEnsemble implements Closeable {
      * that no two are the same.
      */
     private static int freePort(List<ServerSocket> held) throws IOException {
-        return DrawnPorts.draw(held);
+        return DrawnPorts.draw(held, InetAddress.getByName(HOST));
     }
 
     private void writeConfig(Server server) throws IOException {

@@ -39,7 +39,7 @@ public final class StandalonePatroni implements AutoCloseable {
         TestingServer zookeeper = null;
         try {
             directory = Files.createTempDirectory(prefix);
-            zookeeper = new TestingServer();
+            zookeeper = new TestingServer(DrawnPorts.one()); // a port no other server of this JVM was given
             PatroniCluster cluster =
                     PatroniCluster.start(new PatroniConfig(zookeeper.getConnectString(), 2, synchronous, directory));
             return new StandalonePatroni(directory, zookeeper, cluster);

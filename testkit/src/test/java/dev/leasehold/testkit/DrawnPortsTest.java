@@ -2,6 +2,7 @@ package dev.leasehold.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -11,12 +12,14 @@ import org.junit.jupiter.api.Test;
 
 class DrawnPortsTest {
 
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+
     @Test
     void aPortIsHandedOutOncePerJvm() throws Exception {
         List<ServerSocket> held = new ArrayList<>();
         int port;
         try {
-            port = DrawnPorts.draw(held);
+            port = DrawnPorts.draw(held, LOOPBACK);
         } finally {
             closeAll(held);
         }
@@ -31,7 +34,7 @@ class DrawnPortsTest {
         for (int i = 0; i < 300; i++) {
             List<ServerSocket> held = new ArrayList<>();
             try {
-                int port = DrawnPorts.draw(held);
+                int port = DrawnPorts.draw(held, LOOPBACK);
                 assertThat(seen.add(port))
                         .as("port %d drawn twice (draw %d)", port, i)
                         .isTrue();
@@ -40,6 +43,17 @@ class DrawnPortsTest {
             } finally {
                 closeAll(held); // free again for the OS, which may hand it out once more: the JVM must not
             }
+        }
+    }
+
+    @Test
+    void oneHandsOutAPortWithItsSocketClosedForTheServerToBind() throws Exception {
+        int first = DrawnPorts.one();
+        int second = DrawnPorts.one();
+        assertThat(first).isNotEqualTo(second);
+        assertThat(DrawnPorts.claim(first)).isFalse();
+        try (ServerSocket server = new ServerSocket(first, 1, LOOPBACK)) { // free: the drawing socket was closed
+            assertThat(server.getLocalPort()).isEqualTo(first);
         }
     }
 

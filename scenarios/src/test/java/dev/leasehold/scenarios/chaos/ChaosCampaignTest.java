@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.leasehold.testkit.ChaosDatabase;
 import dev.leasehold.testkit.ChildJvm;
+import dev.leasehold.testkit.Ensemble;
 import dev.leasehold.testkit.NotRoot;
 import dev.leasehold.testkit.PatroniCluster;
 import dev.leasehold.testkit.WithPatroni;
@@ -18,8 +19,6 @@ import java.util.function.Predicate;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
-import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -248,11 +247,12 @@ class ChaosCampaignTest {
     @Test
     @Execution(ExecutionMode.CONCURRENT)
     void aGivenEnsembleIsUsedButItsServersAreNeverKilled() throws Exception {
-        try (TestingServer zk = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, 0), true);
+        // a server the test kit starts on ports no other campaign of this JVM was given, then handed over as given
+        try (Ensemble zk = Ensemble.start(1, 200);
                 ChaosDatabase h2 = ChaosDatabase.h2()) {
-            String connect = zk.getConnectString() + "/given";
+            String connect = zk.connectString() + "/given";
             try (CuratorFramework client =
-                    CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100))) {
+                    CuratorFrameworkFactory.newClient(zk.connectString().toString(), new RetryOneTime(100))) {
                 client.start();
                 client.create().forPath("/given"); // ZooKeeper needs the chroot to exist
             }
@@ -269,7 +269,7 @@ class ChaosCampaignTest {
                     .doesNotContain("kill")
                     .doesNotContain("ensemble down");
             try (CuratorFramework client =
-                    CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100))) {
+                    CuratorFrameworkFactory.newClient(zk.connectString().toString(), new RetryOneTime(100))) {
                 client.start();
                 assertThat(client.getChildren().forPath("/"))
                         .as("the server still serves, and nothing was" + " written outside the chroot")
