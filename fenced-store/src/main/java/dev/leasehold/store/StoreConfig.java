@@ -43,9 +43,10 @@ import java.util.regex.Pattern;
  *                    finish within this bound, or the gate's write fails with a retryable {@link StoreException} and
  *                    nothing of it is kept. A statement that runs long is not idle. Applied per transaction
  *                    ({@code SET LOCAL idle_in_transaction_session_timeout} on PostgreSQL, in the same round trip as
- *                    the first statement; through PgBouncer in transaction mode too). Not applied on H2 (embedded:
- *                    a frozen process freezes its database with it) nor on MariaDB and MySQL (set
- *                    {@code idle_transaction_timeout} or {@code wait_timeout} on the server there).
+ *                    the first statement; through PgBouncer in transaction mode too; on MariaDB
+ *                    {@code idle_transaction_timeout} in whole seconds, rounded up, set in the statement before the
+ *                    transaction and put back in the one after it). Not applied on H2 (embedded: a frozen process
+ *                    freezes its database with it) nor on MySQL (no such setting for transactions).
  *                    {@link Duration#ZERO} leaves the server's own setting ({@code off} unless an administrator set
  *                    one); otherwise whole milliseconds from 1 ms to 24 hours; {@link #DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT}
  *                    unless set

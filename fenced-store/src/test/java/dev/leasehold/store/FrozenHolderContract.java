@@ -107,15 +107,23 @@ abstract class FrozenHolderContract {
         FenceGate bounded = new FenceGate(database(), StoreConfig.defaults().withIdleInTransactionTimeout(IDLE));
         FenceGate unbounded =
                 new FenceGate(database(), StoreConfig.defaults().withIdleInTransactionTimeout(Duration.ZERO));
-        assertThat(bounded.call("customers-6", 1, FrozenHolderContract::idleBound))
-                .isEqualTo("1s");
-        assertThat(unbounded.call("customers-6", 1, FrozenHolderContract::idleBound))
-                .isEqualTo("0");
+        assertThat(bounded.call("customers-6", 1, this::idleBound)).isEqualTo(idleBoundOf(IDLE));
+        assertThat(unbounded.call("customers-6", 1, this::idleBound)).isEqualTo(idleBoundOf(Duration.ZERO));
     }
 
-    private static String idleBound(Connection tx) throws SQLException {
+    /** The query that reads the session's idle bound inside a transaction (PostgreSQL's by default). */
+    protected String idleBoundQuery() {
+        return "SHOW idle_in_transaction_session_timeout";
+    }
+
+    /** How {@link #idleBoundQuery()} reads {@code bound} (zero: a server with no bound of its own). */
+    protected String idleBoundOf(Duration bound) {
+        return bound.isZero() ? "0" : bound.toSeconds() + "s";
+    }
+
+    private String idleBound(Connection tx) throws SQLException {
         try (Statement s = tx.createStatement();
-                ResultSet rs = s.executeQuery("SHOW idle_in_transaction_session_timeout")) {
+                ResultSet rs = s.executeQuery(idleBoundQuery())) {
             rs.next();
             return rs.getString(1);
         }

@@ -47,7 +47,8 @@ class MariaDbSessionSettingsTest {
         try (Statement s = physical.createStatement()) {
             s.execute("CREATE TABLE entries (id BIGINT AUTO_INCREMENT PRIMARY KEY, note VARCHAR(200))");
             // what this pool lends: not what the store needs
-            s.execute("SET SESSION tx_isolation = 'REPEATABLE-READ', SESSION innodb_lock_wait_timeout = 17");
+            s.execute("SET SESSION tx_isolation = 'REPEATABLE-READ', SESSION innodb_lock_wait_timeout = 17,"
+                    + " SESSION idle_transaction_timeout = 77");
         }
         one = new PlainDataSource() {
             @Override
@@ -79,7 +80,7 @@ class MariaDbSessionSettingsTest {
         try (Statement s = physical.createStatement();
                 ResultSet rs = s.executeQuery("SELECT @@SESSION.tx_isolation, @@SESSION.innodb_lock_wait_timeout,"
                         + " @@SESSION.autocommit, @leasehold_isolation IS NULL, @leasehold_lock_wait IS NULL,"
-                        + " @@in_transaction")) {
+                        + " @@in_transaction, @@SESSION.idle_transaction_timeout, @leasehold_idle IS NULL")) {
             rs.next();
             return List.of(
                     rs.getString(1),
@@ -88,6 +89,8 @@ class MariaDbSessionSettingsTest {
                     rs.getBoolean(4),
                     rs.getBoolean(5),
                     rs.getLong(6),
+                    rs.getLong(7),
+                    rs.getBoolean(8),
                     physical.getAutoCommit());
         }
     }
@@ -107,7 +110,7 @@ class MariaDbSessionSettingsTest {
             s.execute("DELETE FROM entries");
         }
         List<Object> lent = session();
-        assertThat(lent).containsExactly("REPEATABLE-READ", 17L, 1L, true, true, 0L, true);
+        assertThat(lent).containsExactly("REPEATABLE-READ", 17L, 1L, true, true, 0L, 77L, true, true);
         FenceGate gate = new FenceGate(one);
 
         gate.advance("ledger", 5);

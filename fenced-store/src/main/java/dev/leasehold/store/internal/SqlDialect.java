@@ -38,8 +38,8 @@ public abstract class SqlDialect {
     /**
      * The transaction framing with, where the database can end a transaction that sits idle and the framing can say
      * so without a round trip of its own, that bound too ({@code idleMillis}; 0: the server's own setting). By
-     * default the bound is not applied: H2 is embedded (a frozen process freezes its database with it), and MariaDB's
-     * session settings are {@link #tx(long)}'s.
+     * default the bound is not applied: H2 is embedded (a frozen process freezes its database with it), and MySQL has
+     * no idle bound for transactions.
      */
     public TxDialect tx(long lockTimeoutMillis, long idleMillis) {
         return tx(lockTimeoutMillis);

@@ -14,6 +14,9 @@ import javax.sql.DataSource;
  */
 final class Transaction {
 
+    /** How long the ping before a late commit may take. */
+    private static final int PING_SECONDS = 5;
+
     private Transaction() {}
 
     /** A serialization failure or deadlock of the store's own statements: rolled back, may run again. */
@@ -45,6 +48,7 @@ final class Transaction {
         }
         try {
             TxDialect settings;
+            long enteredNanos;
             TxDialect.Restore restore;
             TxDialect.Restore commitAndRestore = null;
             // whether this class turns auto-commit back on once the transaction is over
@@ -57,6 +61,7 @@ final class Transaction {
                     restore = settings.enter(connection, false).restore();
                     return (T) eachOnItsOwn(operation, connection, settings, restore, store);
                 }
+                enteredNanos = System.nanoTime();
                 TxDialect.Entered entered = settings.enter(connection, autoCommit);
                 restore = entered.restore();
                 commitAndRestore = entered.commitAndRestore();
@@ -132,6 +137,11 @@ final class Transaction {
                         over = rollback(connection, ended);
                         throw ended;
                     }
+                }
+                StoreException gone = sessionEndedWhileIdle(operation, connection, settings, enteredNanos);
+                if (gone != null) {
+                    over = rollback(connection, gone);
+                    throw gone;
                 }
                 try {
                     if (commitAndRestore != null) {
@@ -218,6 +228,37 @@ final class Transaction {
             };
         }
         return java.util.Objects.equals(marked, now) ? null : ended(operation, null);
+    }
+
+    /**
+     * Null unless the server may have ended this transaction's session for idling without saying so (MariaDB's
+     * {@code idle_transaction_timeout}, {@link TxDialect#silentIdleBoundMillis()}) and did: a transaction open at
+     * least that long pings its session before the commit. Then nothing was kept, for certain, where a commit sent on
+     * the dead session would only have seen a lost connection, whose outcome is unknown. The ping also restarts the
+     * server's idle clock just before the commit.
+     */
+    private static StoreException sessionEndedWhileIdle(
+            String operation, Connection connection, TxDialect settings, long enteredNanos) {
+        long bound = settings.silentIdleBoundMillis();
+        if (bound == 0 || System.nanoTime() - enteredNanos < bound * 1_000_000L) {
+            return null;
+        }
+        boolean alive;
+        try {
+            alive = connection.isValid(PING_SECONDS);
+        } catch (SQLException e) {
+            alive = false;
+        }
+        return alive
+                ? null
+                : new StoreException(
+                        operation + " failed: the connection was lost before the commit was sent, so nothing was kept"
+                                + " (retryable); the transaction was open longer than the database's idle bound, so"
+                                + " it most likely ended the idle transaction"
+                                + " (StoreConfig.idleInTransactionTimeout: raise it for work that waits between its"
+                                + " statements)",
+                        null,
+                        true);
     }
 
     /**

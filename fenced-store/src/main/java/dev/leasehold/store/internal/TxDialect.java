@@ -24,7 +24,8 @@ import java.util.Optional;
  *   <li>MariaDB and MySQL: one SET before the transaction saves the session's isolation and
  *       {@code innodb_lock_wait_timeout} (whole seconds: the lock timeout rounded up, at least 1) in user variables,
  *       sets the store's and turns auto-commit off; one SET after it puts all three back (see
- *       {@link #enter(Connection, boolean)}).</li>
+ *       {@link #enter(Connection, boolean)}). MariaDB's idle bound ({@code idle_transaction_timeout}) travels in the
+ *       same two SETs.</li>
  * </ul>
  * Each database's subclass lives in its package ({@code internal.postgres}, {@code internal.h2},
  * {@code internal.mariadb}). Immutable and thread-safe.
@@ -51,6 +52,16 @@ public abstract class TxDialect {
 
     public long lockTimeoutMillis() {
         return lockTimeoutMillis;
+    }
+
+    /**
+     * The idle bound, in milliseconds, after which the server ends a transaction's session with no error of its own
+     * (the client sees a lost connection); 0 if none is set or the server says why (PostgreSQL's 25P03). A store
+     * transaction open at least this long checks that its session is still there before it commits, so that a holder
+     * thawed after the bound learns that nothing was kept instead of an unknown commit outcome.
+     */
+    public long silentIdleBoundMillis() {
+        return 0;
     }
 
     /**

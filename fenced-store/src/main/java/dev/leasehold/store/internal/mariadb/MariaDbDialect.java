@@ -84,7 +84,13 @@ public final class MariaDbDialect extends SqlDialect {
 
     @Override
     public TxDialect tx(long lockTimeoutMillis) {
-        return new MariaDbTx(lockTimeoutMillis, database);
+        return new MariaDbTx(lockTimeoutMillis, 0, database);
+    }
+
+    /** MariaDB: the idle bound travels in the SET before the transaction ({@code idle_transaction_timeout}). */
+    @Override
+    public TxDialect tx(long lockTimeoutMillis, long idleMillis) {
+        return new MariaDbTx(lockTimeoutMillis, idleMillis, database);
     }
 
     @Override

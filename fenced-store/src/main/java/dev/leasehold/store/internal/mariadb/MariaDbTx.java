@@ -11,7 +11,9 @@ import java.sql.Statement;
  * saves the session's isolation and {@code innodb_lock_wait_timeout} in user variables and sets READ COMMITTED and
  * the store's timeout (whole seconds: the lock timeout rounded up, at least 1), and, when a transaction follows on a
  * connection in auto-commit mode, {@code autocommit = 0}; ONE statement after it sets all of them back and clears the
- * variables. A SET evaluates every value before it assigns any, so the saved values are the ones the pool lent. The
+ * variables. With an idle bound ({@code StoreConfig.idleInTransactionTimeout}, MariaDB only: whole seconds, rounded
+ * up, at least 1) the same two SETs save, set and put back {@code idle_transaction_timeout} too. A SET evaluates every
+ * value before it assigns any, so the saved values are the ones the pool lent. The
  * drivers send one statement per round trip (unless {@code allowMultiQueries}), so neither can ride with another
  * statement; the read-set-restore before cost three to six round trips, plus the two of the auto-commit switches that
  * these two now carry. The driver reads auto-commit from the server's status flags, so {@code getAutoCommit()} stays
@@ -25,10 +27,13 @@ import java.sql.Statement;
 final class MariaDbTx extends TxDialect {
 
     private final String isolation;
+    /** The idle bound in whole seconds, 0 for none: MariaDB's {@code idle_transaction_timeout}; MySQL has none. */
+    private final long idleSeconds;
 
-    MariaDbTx(long lockTimeoutMillis, Database database) {
+    MariaDbTx(long lockTimeoutMillis, long idleMillis, Database database) {
         super(lockTimeoutMillis);
         this.isolation = database == Database.MYSQL ? "transaction_isolation" : "tx_isolation";
+        this.idleSeconds = database == Database.MARIADB && idleMillis > 0 ? Math.max(1, (idleMillis + 999) / 1000) : 0;
     }
 
     @Override
@@ -39,18 +44,35 @@ final class MariaDbTx extends TxDialect {
     @Override
     public Entered enter(Connection connection, boolean begin) throws SQLException {
         long seconds = Math.max(1, (lockTimeoutMillis() + 999) / 1000);
+        String idle = idleSeconds == 0
+                ? ""
+                : ", @leasehold_idle = @@SESSION.idle_transaction_timeout, SESSION idle_transaction_timeout = "
+                        + idleSeconds;
         try (Statement statement = connection.createStatement()) {
             statement.execute("SET @leasehold_isolation = @@SESSION." + isolation
                     + ", @leasehold_lock_wait = @@SESSION.innodb_lock_wait_timeout, SESSION " + isolation
                     + " = 'READ-COMMITTED', SESSION innodb_lock_wait_timeout = " + seconds
+                    + idle
                     + (begin ? ", autocommit = 0" : ""));
         }
         String back = "SESSION " + isolation + " = @leasehold_isolation, SESSION innodb_lock_wait_timeout ="
-                + " @leasehold_lock_wait, @leasehold_isolation = NULL, @leasehold_lock_wait = NULL";
+                + " @leasehold_lock_wait, @leasehold_isolation = NULL, @leasehold_lock_wait = NULL"
+                + (idleSeconds == 0
+                        ? ""
+                        : ", SESSION idle_transaction_timeout = @leasehold_idle, @leasehold_idle = NULL");
         Restore restore = () -> run(connection, "SET " + back + (begin ? ", autocommit = 1" : ""));
         // autocommit = 1 first: it commits the open transaction, and a SET stops at its first failing assignment
         Restore commitAndRestore = begin ? () -> run(connection, "SET autocommit = 1, " + back) : null;
         return new Entered(restore, begin, commitAndRestore);
+    }
+
+    /**
+     * MariaDB ends the session of a transaction idle past {@code idle_transaction_timeout} with no error of its own:
+     * the client sees a lost connection, as it would if the network failed.
+     */
+    @Override
+    public long silentIdleBoundMillis() {
+        return idleSeconds * 1000;
     }
 
     private static void run(Connection connection, String sql) throws SQLException {
