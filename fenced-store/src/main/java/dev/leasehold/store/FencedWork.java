@@ -19,7 +19,7 @@ public interface FencedWork {
      * StoreException). Do not keep {@code tx} after returning: every call on it is refused then.
      *
      * <p>IMPORTANT: while the work runs no statement (a remote call, a wait), the transaction sits idle on the server
-     * and holds the mark's lock; past {@link StoreConfig#idleInTransactionTimeout()} (PostgreSQL) the database ends
+     * and holds the mark's lock; past {@link StoreConfig#idleInTransactionTimeout()} (PostgreSQL, MariaDB) the database ends
      * it, and the gate throws a retryable {@link StoreException}: nothing of the work is kept.
      *
      * @param tx the gate's transaction

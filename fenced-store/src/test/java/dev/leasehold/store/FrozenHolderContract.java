@@ -101,6 +101,36 @@ abstract class FrozenHolderContract {
         assertThat(successor.highestToken("customers-6")).hasValue(2);
     }
 
+    /**
+     * A work that keeps sending statements is not idle: open twice as long as the bound, it commits and everything it
+     * wrote is kept (on MariaDB the transaction pings its session before the commit, and finds it alive).
+     */
+    @Test
+    void aWorkBusyForLongerThanTheIdleBoundCommits() throws SQLException {
+        FenceGate bounded = new FenceGate(database(), StoreConfig.defaults().withIdleInTransactionTimeout(IDLE));
+        bounded.advance("customers-6", 1);
+        long until = System.nanoTime() + 2 * IDLE.toNanos();
+        int written = bounded.call("customers-6", 1, tx -> {
+            int n = 0;
+            do {
+                insert(tx, "busy " + n++);
+                pause(IDLE.dividedBy(10)); // stands for the work's own processing between statements
+            } while (System.nanoTime() < until);
+            return n;
+        });
+        assertThat(written).isGreaterThan(2);
+        assertThat(writers()).hasSize(written).allMatch(who -> who.startsWith("busy "));
+    }
+
+    private static void pause(Duration pause) {
+        try {
+            Thread.sleep(pause.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted during the work's pause", e);
+        }
+    }
+
     /** Only the store's own transactions get the bound, sent with their first statement; zero sends none. */
     @Test
     void theStoresTransactionsCarryTheIdleBoundAndZeroLeavesTheServersOwn() {

@@ -48,7 +48,8 @@ class MariaDbSessionSettingsTest {
             s.execute("CREATE TABLE entries (id BIGINT AUTO_INCREMENT PRIMARY KEY, note VARCHAR(200))");
             // what this pool lends: not what the store needs
             s.execute("SET SESSION tx_isolation = 'REPEATABLE-READ', SESSION innodb_lock_wait_timeout = 17,"
-                    + " SESSION idle_transaction_timeout = 77");
+                    + " SESSION idle_transaction_timeout = 77, SESSION idle_write_transaction_timeout = 78,"
+                    + " SESSION idle_readonly_transaction_timeout = 79");
         }
         one = new PlainDataSource() {
             @Override
@@ -80,7 +81,9 @@ class MariaDbSessionSettingsTest {
         try (Statement s = physical.createStatement();
                 ResultSet rs = s.executeQuery("SELECT @@SESSION.tx_isolation, @@SESSION.innodb_lock_wait_timeout,"
                         + " @@SESSION.autocommit, @leasehold_isolation IS NULL, @leasehold_lock_wait IS NULL,"
-                        + " @@in_transaction, @@SESSION.idle_transaction_timeout, @leasehold_idle IS NULL")) {
+                        + " @@in_transaction, @@SESSION.idle_transaction_timeout, @@SESSION.idle_write_transaction_timeout,"
+                        + " @@SESSION.idle_readonly_transaction_timeout, @leasehold_idle IS NULL AND @leasehold_idle_write"
+                        + " IS NULL AND @leasehold_idle_read IS NULL")) {
             rs.next();
             return List.of(
                     rs.getString(1),
@@ -90,7 +93,9 @@ class MariaDbSessionSettingsTest {
                     rs.getBoolean(5),
                     rs.getLong(6),
                     rs.getLong(7),
-                    rs.getBoolean(8),
+                    rs.getLong(8),
+                    rs.getLong(9),
+                    rs.getBoolean(10),
                     physical.getAutoCommit());
         }
     }
@@ -110,7 +115,7 @@ class MariaDbSessionSettingsTest {
             s.execute("DELETE FROM entries");
         }
         List<Object> lent = session();
-        assertThat(lent).containsExactly("REPEATABLE-READ", 17L, 1L, true, true, 0L, 77L, true, true);
+        assertThat(lent).containsExactly("REPEATABLE-READ", 17L, 1L, true, true, 0L, 77L, 78L, 79L, true, true);
         FenceGate gate = new FenceGate(one);
 
         gate.advance("ledger", 5);

@@ -44,7 +44,9 @@ final class Quiescence {
 
     /**
      * The database behind {@code jdbcUrl} if it cannot end the idle transaction of a frozen process (so the scenario
-     * must stop its child between transactions), or null (PostgreSQL: the store's idle bound ends it).
+     * must stop its child between transactions), or null (PostgreSQL: the store's idle bound ends it). MariaDB's
+     * transactions have the store's idle bound too now, but its scenarios still stop the child between transactions:
+     * that a frozen holder's transaction ends there is checked by the store's MariaDbFrozenHolderTest.
      */
     static String needed(String jdbcUrl) {
         if (jdbcUrl.startsWith("jdbc:postgresql:")) {

@@ -246,15 +246,15 @@ final class Transaction {
         boolean alive;
         try {
             alive = connection.isValid(PING_SECONDS);
-        } catch (SQLException e) {
-            alive = false;
+        } catch (SQLException | RuntimeException e) {
+            alive = true; // a connection that cannot ping (a wrapper): unknown, so the commit says, as before
         }
         return alive
                 ? null
                 : new StoreException(
-                        operation + " failed: the connection was lost before the commit was sent, so nothing was kept"
-                                + " (retryable); the transaction was open longer than the database's idle bound, so"
-                                + " it most likely ended the idle transaction"
+                        operation + " failed: the session did not answer a ping before the commit was sent, so"
+                                + " nothing was kept (retryable); the transaction was open longer than the database's"
+                                + " idle bound, so it most likely ended the idle transaction"
                                 + " (StoreConfig.idleInTransactionTimeout: raise it for work that waits between its"
                                 + " statements)",
                         null,

@@ -12,7 +12,9 @@ import java.sql.Statement;
  * the store's timeout (whole seconds: the lock timeout rounded up, at least 1), and, when a transaction follows on a
  * connection in auto-commit mode, {@code autocommit = 0}; ONE statement after it sets all of them back and clears the
  * variables. With an idle bound ({@code StoreConfig.idleInTransactionTimeout}, MariaDB only: whole seconds, rounded
- * up, at least 1) the same two SETs save, set and put back {@code idle_transaction_timeout} too. A SET evaluates every
+ * up, at least 1) the same two SETs save, set and put back {@code idle_transaction_timeout} and, since a non-zero one
+ * of them takes precedence over it, {@code idle_write_transaction_timeout} and
+ * {@code idle_readonly_transaction_timeout}, all three to the bound. A SET evaluates every
  * value before it assigns any, so the saved values are the ones the pool lent. The
  * drivers send one statement per round trip (unless {@code allowMultiQueries}), so neither can ride with another
  * statement; the read-set-restore before cost three to six round trips, plus the two of the auto-commit switches that
@@ -33,7 +35,7 @@ final class MariaDbTx extends TxDialect {
     MariaDbTx(long lockTimeoutMillis, long idleMillis, Database database) {
         super(lockTimeoutMillis);
         this.isolation = database == Database.MYSQL ? "transaction_isolation" : "tx_isolation";
-        this.idleSeconds = database == Database.MARIADB && idleMillis > 0 ? Math.max(1, (idleMillis + 999) / 1000) : 0;
+        this.idleSeconds = database == Database.MARIADB && idleMillis > 0 ? (idleMillis + 999) / 1000 : 0;
     }
 
     @Override
@@ -44,10 +46,14 @@ final class MariaDbTx extends TxDialect {
     @Override
     public Entered enter(Connection connection, boolean begin) throws SQLException {
         long seconds = Math.max(1, (lockTimeoutMillis() + 999) / 1000);
+        // all three: a write's or a read-only transaction's own bound, where set, takes precedence over the general one
         String idle = idleSeconds == 0
                 ? ""
-                : ", @leasehold_idle = @@SESSION.idle_transaction_timeout, SESSION idle_transaction_timeout = "
-                        + idleSeconds;
+                : ", @leasehold_idle = @@SESSION.idle_transaction_timeout, @leasehold_idle_write ="
+                        + " @@SESSION.idle_write_transaction_timeout, @leasehold_idle_read ="
+                        + " @@SESSION.idle_readonly_transaction_timeout, SESSION idle_transaction_timeout = "
+                        + idleSeconds + ", SESSION idle_write_transaction_timeout = " + idleSeconds
+                        + ", SESSION idle_readonly_transaction_timeout = " + idleSeconds;
         try (Statement statement = connection.createStatement()) {
             statement.execute("SET @leasehold_isolation = @@SESSION." + isolation
                     + ", @leasehold_lock_wait = @@SESSION.innodb_lock_wait_timeout, SESSION " + isolation
@@ -59,7 +65,10 @@ final class MariaDbTx extends TxDialect {
                 + " @leasehold_lock_wait, @leasehold_isolation = NULL, @leasehold_lock_wait = NULL"
                 + (idleSeconds == 0
                         ? ""
-                        : ", SESSION idle_transaction_timeout = @leasehold_idle, @leasehold_idle = NULL");
+                        : ", SESSION idle_transaction_timeout = @leasehold_idle, SESSION idle_write_transaction_timeout"
+                                + " = @leasehold_idle_write, SESSION idle_readonly_transaction_timeout ="
+                                + " @leasehold_idle_read, @leasehold_idle = NULL, @leasehold_idle_write = NULL,"
+                                + " @leasehold_idle_read = NULL");
         Restore restore = () -> run(connection, "SET " + back + (begin ? ", autocommit = 1" : ""));
         // autocommit = 1 first: it commits the open transaction, and a SET stops at its first failing assignment
         Restore commitAndRestore = begin ? () -> run(connection, "SET autocommit = 1, " + back) : null;
