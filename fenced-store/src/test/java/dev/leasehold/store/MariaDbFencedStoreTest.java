@@ -85,6 +85,21 @@ class MariaDbFencedStoreTest extends FencedStoreContract {
                 .hasMessageContaining("useAffectedRows=true");
     }
 
+    /**
+     * With transaction replay the driver would send a transaction again after a failover, the gate's check included,
+     * without the gate reading the check's new answer: the store refuses such a URL up front, writing nothing.
+     */
+    @Test
+    void aUrlThatAsksForTransactionReplayIsRefusedWithAMessageThatSaysWhy() {
+        DataSource replaying = MariaDb.dataSource(
+                MariaDb.url().replaceFirst("/leasehold_test([?]|$)", "/leasehold_test_fenced_store$1"),
+                "transactionReplay=true");
+        assertThatThrownBy(() -> new FenceGate(replaying).advance("replayed", 1))
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("transactionReplay=true");
+        assertThat(new FenceGate(dataSource).highestToken("replayed")).isEmpty();
+    }
+
     /** Keys compare in binary (utf8mb4_bin): with the default case-insensitive collation these would be one fence. */
     @Test
     void resourcesThatDifferOnlyInCaseAreTwoFences() {

@@ -35,6 +35,7 @@ public final class Dialects {
         Database database = fromProductName(meta.getDatabaseProductName());
         if (database == Database.MARIADB || database == Database.MYSQL) {
             MariaDbDialect.refuseAffectedRows(meta.getURL());
+            MariaDbDialect.refuseTransactionReplay(meta.getURL());
         }
         return database;
     }

@@ -73,6 +73,20 @@ public final class MariaDbDialect extends SqlDialect {
         this.database = database;
     }
 
+    /**
+     * Refuses a JDBC URL that asks MariaDB Connector/J to replay transactions after a failover: the driver would send
+     * the transaction's statements again on another connection, the gate's check among them, without the gate
+     * reading the check's new answer, so a token refused by then could commit.
+     */
+    public static void refuseTransactionReplay(String url) {
+        if (url != null && url.toLowerCase(Locale.ROOT).replace(" ", "").contains("transactionreplay=true")) {
+            throw new StoreException("the fenced store cannot use a JDBC URL that sets transactionReplay=true: after a"
+                    + " failover the driver would replay the transaction, the token check included, without the store"
+                    + " reading the check's new answer, so a stale token could commit; remove it (the store retries"
+                    + " what is safe to retry, and reports a commit whose outcome is unknown)");
+        }
+    }
+
     /** Refuses a JDBC URL that asks for affected-rows update counts (the store needs found rows). */
     public static void refuseAffectedRows(String url) {
         if (url != null && url.toLowerCase(Locale.ROOT).replace(" ", "").contains("useaffectedrows=true")) {
