@@ -12,6 +12,8 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The contract on a real MariaDB server ({@link MariaDb}: skipped unless LEASEHOLD_TEST_MARIADB_URL is set). */
 @WithMariaDb
@@ -74,30 +76,20 @@ class MariaDbFencedStoreTest extends FencedStoreContract {
         assertThat(gate.highestToken("ledger")).hasValue(7);
     }
 
-    /** With affected-rows counts the gate would refuse a current writer: the store refuses such a URL up front. */
-    @Test
-    void aUrlThatAsksForAffectedRowsIsRefusedWithAMessageThatSaysWhy() {
-        DataSource affected = MariaDb.dataSource(
-                MariaDb.url().replaceFirst("/leasehold_test([?]|$)", "/leasehold_test_fenced_store$1"),
-                "useAffectedRows=true");
-        assertThatThrownBy(() -> new FenceGate(affected).advance("ledger", 1))
-                .isInstanceOf(StoreException.class)
-                .hasMessageContaining("useAffectedRows=true");
-    }
-
     /**
-     * With transaction replay the driver would send a transaction again after a failover, the gate's check included,
-     * without the gate reading the check's new answer: the store refuses such a URL up front, writing nothing.
+     * URL options the store cannot work with are refused up front, writing nothing: with affected-rows counts the gate
+     * would refuse a current writer; with transaction replay the driver would send a transaction again after a
+     * failover, the gate's check included, without the gate reading the check's new answer.
      */
-    @Test
-    void aUrlThatAsksForTransactionReplayIsRefusedWithAMessageThatSaysWhy() {
-        DataSource replaying = MariaDb.dataSource(
-                MariaDb.url().replaceFirst("/leasehold_test([?]|$)", "/leasehold_test_fenced_store$1"),
-                "transactionReplay=true");
-        assertThatThrownBy(() -> new FenceGate(replaying).advance("replayed", 1))
+    @ParameterizedTest
+    @ValueSource(strings = {"useAffectedRows=true", "transactionReplay=true"})
+    void aUrlWithAnOptionTheStoreCannotWorkWithIsRefusedWithAMessageThatSaysWhy(String option) {
+        DataSource refused = MariaDb.dataSource(
+                MariaDb.url().replaceFirst("/leasehold_test([?]|$)", "/leasehold_test_fenced_store$1"), option);
+        assertThatThrownBy(() -> new FenceGate(refused).advance("refused", 1))
                 .isInstanceOf(StoreException.class)
-                .hasMessageContaining("transactionReplay=true");
-        assertThat(new FenceGate(dataSource).highestToken("replayed")).isEmpty();
+                .hasMessageContaining(option);
+        assertThat(new FenceGate(dataSource).highestToken("refused")).isEmpty();
     }
 
     /** Keys compare in binary (utf8mb4_bin): with the default case-insensitive collation these would be one fence. */
