@@ -360,7 +360,7 @@ abstract class FencedStoreContract {
                 return impatient.claimNext(owner, Duration.ofMinutes(5));
             } catch (StoreException e) {
                 if (!waitedForAFinish(e)) {
-                    throw e;
+                    throw new AssertionError("a claim waited for a lock, and not for a finish: " + lockWait(e), e);
                 }
                 waits.incrementAndGet();
             }
@@ -373,6 +373,11 @@ abstract class FencedStoreContract {
      */
     protected boolean waitedForAFinish(StoreException failure) {
         return false;
+    }
+
+    /** What the database said of a lock wait that failed a claim, for the failure's message ("" by default). */
+    protected String lockWait(StoreException failure) {
+        return "";
     }
 
     /** A batch row locked by someone else is skipped at once, not waited for. */

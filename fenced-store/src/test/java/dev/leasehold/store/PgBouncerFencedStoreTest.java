@@ -30,6 +30,11 @@ class PgBouncerFencedStoreTest extends FencedStoreContract {
     }
 
     @Override
+    protected String lockWait(StoreException failure) {
+        return PostgresLockWaits.where(failure);
+    }
+
+    @Override
     protected DataSource impatientDataSource() {
         return database.impatient();
     }

@@ -41,6 +41,11 @@ class PostgresFencedStoreTest extends FencedStoreContract {
     }
 
     @Override
+    protected String lockWait(StoreException failure) {
+        return PostgresLockWaits.where(failure);
+    }
+
+    @Override
     protected DataSource impatientDataSource() {
         return impatient;
     }

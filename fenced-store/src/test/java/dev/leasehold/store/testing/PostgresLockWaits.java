@@ -17,6 +17,17 @@ public final class PostgresLockWaits {
 
     private PostgresLockWaits() {}
 
+    /** The server's {@code Where} of the lock timeout in {@code failure} or its causes, or "" (for a test's message). */
+    public static String where(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof PSQLException e && "55P03".equals(e.getSQLState())) {
+                ServerErrorMessage server = e.getServerErrorMessage();
+                return server == null || server.getWhere() == null ? "" : "where: " + server.getWhere();
+            }
+        }
+        return "";
+    }
+
     /** Whether {@code failure}, or a cause of it, is a lock timeout on a newer version of a row just claimed. */
     public static boolean onTheUpdateChain(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
