@@ -34,6 +34,12 @@ final class OneResourceBench {
         return db.postgres() ? 0.90 : db.mariaDb() ? 0.85 : 0.60;
     }
 
+    /** Binds one row's values for {@code thread} to {@code p}'s parameters {@code first} to {@code first + 2}. */
+    @FunctionalInterface
+    private interface RowParameters {
+        void bind(PreparedStatement p, int first, int thread) throws SQLException;
+    }
+
     /** Inserts one row of {@code thread} on {@code c}. */
     @FunctionalInterface
     private interface RowInsert {
@@ -100,12 +106,15 @@ final class OneResourceBench {
         String insert = "INSERT INTO " + table + " (id, thread, token) VALUES (?, ?, ?)";
         AtomicLong ids = new AtomicLong();
         AtomicLong leader = new AtomicLong();
-        // the work every variant does: one row of its own
+        // the work every variant does: one row of its own, its three parameters from the first one given
+        RowParameters values = (p, first, thread) -> {
+            p.setLong(first, ids.incrementAndGet());
+            p.setInt(first + 1, thread);
+            p.setLong(first + 2, leader.get());
+        };
         RowInsert row = (c, thread) -> {
             try (PreparedStatement p = c.prepareStatement(insert)) {
-                p.setLong(1, ids.incrementAndGet());
-                p.setInt(2, thread);
-                p.setLong(3, leader.get());
+                values.bind(p, 1, thread);
                 p.executeUpdate();
             }
         };
@@ -123,14 +132,12 @@ final class OneResourceBench {
         });
         // PostgreSQL: the same check sent in the insert's round trip (a fenced write could carry it with the work's
         // first statement): what the check's own work on the server costs once its round trip is gone
-        String carriedCheck = floorCheck(db, config.tablePrefix() + "fence") + "; " + insert;
+        String carriedCheck = check + "; " + insert;
         DatabaseBench.Op carried = (thread, ignored) -> DatabaseBench.plainTransaction(db, c -> {
             try (PreparedStatement p = c.prepareStatement(carriedCheck)) {
                 p.setString(1, RESOURCE);
                 p.setLong(2, leader.get());
-                p.setLong(3, ids.incrementAndGet());
-                p.setInt(4, thread);
-                p.setLong(5, leader.get());
+                values.bind(p, 3, thread);
                 insertedAfter(p);
             }
         });
@@ -143,9 +150,7 @@ final class OneResourceBench {
                 }
             }
             try (PreparedStatement p = c.prepareStatement(trivialInsert)) {
-                p.setLong(1, ids.incrementAndGet());
-                p.setInt(2, thread);
-                p.setLong(3, leader.get());
+                values.bind(p, 1, thread);
                 insertedAfter(p);
             }
         });

@@ -79,7 +79,7 @@ public final class MariaDbDialect extends SqlDialect {
      * reading the check's new answer, so a token refused by then could commit.
      */
     public static void refuseTransactionReplay(String url) {
-        if (url != null && url.toLowerCase(Locale.ROOT).replace(" ", "").contains("transactionreplay=true")) {
+        if (sets(url, "transactionReplay=true")) {
             throw new StoreException("the fenced store cannot use a JDBC URL that sets transactionReplay=true: after a"
                     + " failover the driver would replay the transaction, the token check included, without the store"
                     + " reading the check's new answer, so a stale token could commit; remove it (the store retries"
@@ -89,11 +89,16 @@ public final class MariaDbDialect extends SqlDialect {
 
     /** Refuses a JDBC URL that asks for affected-rows update counts (the store needs found rows). */
     public static void refuseAffectedRows(String url) {
-        if (url != null && url.toLowerCase(Locale.ROOT).replace(" ", "").contains("useaffectedrows=true")) {
+        if (sets(url, "useAffectedRows=true")) {
             throw new StoreException("the fenced store needs found-rows update counts on MariaDB and MySQL (an UPDATE"
                     + " that writes a row's own values counts 1), but the JDBC URL sets useAffectedRows=true: remove it"
                     + " (the default is false)");
         }
+    }
+
+    /** Whether the JDBC {@code url} sets {@code option} ({@code name=value}), in any case, spaces ignored. */
+    private static boolean sets(String url, String option) {
+        return url != null && url.toLowerCase(Locale.ROOT).replace(" ", "").contains(option.toLowerCase(Locale.ROOT));
     }
 
     @Override
