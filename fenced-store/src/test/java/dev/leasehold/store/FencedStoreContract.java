@@ -9,7 +9,9 @@ import dev.leasehold.store.claims.BatchState;
 import dev.leasehold.store.slots.SlotClaim;
 import dev.leasehold.store.slots.SlotRuns;
 import dev.leasehold.store.slots.SlotState;
+import dev.leasehold.store.testing.ClaimWaits;
 import dev.leasehold.store.testing.CountingDataSource;
+import dev.leasehold.store.testing.PostgresLockWaits;
 import dev.leasehold.store.testing.TestThreads;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -305,8 +307,8 @@ abstract class FencedStoreContract {
      * 8 threads claim from 1,000 batches: each batch finished exactly once, and no claim ever waited on another claim
      * (claims go through a data source that fails any statement waiting more than 1 ms for a lock). Finishes use the
      * normal data source: on H2 a finish can wait for microseconds behind a claimer that locked the row and let it go.
-     * The one wait SKIP LOCKED cannot avoid ({@link #waitedForAFinish}: on PostgreSQL, for the finish of a batch
-     * claimed an instant before) is counted and the claim made again: it wrote nothing.
+     * The waits SKIP LOCKED cannot avoid ({@link #claimWaits}: on PostgreSQL, for the finish of a batch claimed an
+     * instant before, and for the lock that extends a table) are counted and the claim made again: it wrote nothing.
      */
     @Test
     void eightClaimersFinishEachOfAThousandBatchesExactlyOnce() throws Exception {
@@ -317,7 +319,7 @@ abstract class FencedStoreContract {
         BatchClaims impatient = new BatchClaims(impatientDataSource(), IMPATIENT);
         Map<String, AtomicInteger> finished = new ConcurrentHashMap<>();
         List<Throwable> failures = new CopyOnWriteArrayList<>();
-        AtomicInteger waitsForAFinish = new AtomicInteger();
+        AtomicInteger waits = new AtomicInteger();
         ExecutorService pool = threads(8);
         CountDownLatch go = new CountDownLatch(1);
         List<Future<?>> workers = new ArrayList<>();
@@ -327,7 +329,8 @@ abstract class FencedStoreContract {
                 await(go);
                 try {
                     Optional<BatchClaim> claim;
-                    while ((claim = claimWaitingForNoClaim(impatient, owner, waitsForAFinish)).isPresent()) {
+                    while ((claim = claimWaits().again(() -> impatient.claimNext(owner, Duration.ofMinutes(5)), waits))
+                            .isPresent()) {
                         assertThat(claim.get().fence()).isEqualTo(1);
                         if (batches.finish(claim.get(), "done by " + owner)) {
                             finished.computeIfAbsent(claim.get().batchId(), k -> new AtomicInteger())
@@ -349,35 +352,16 @@ abstract class FencedStoreContract {
                 .allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
         assertThat(batches.claimNext("late", Duration.ofSeconds(1))).isEmpty();
         System.out.printf(
-                "1,000 batches, 8 claimers: %d claims met a finish's lock and were made again%n",
-                waitsForAFinish.get());
-    }
-
-    /** A claim; made again while it failed only because it waited for a finish ({@link #waitedForAFinish}). */
-    private Optional<BatchClaim> claimWaitingForNoClaim(BatchClaims impatient, String owner, AtomicInteger waits) {
-        while (true) {
-            try {
-                return impatient.claimNext(owner, Duration.ofMinutes(5));
-            } catch (StoreException e) {
-                if (!waitedForAFinish(e)) {
-                    throw new AssertionError("a claim waited for a lock, and not for a finish: " + lockWait(e), e);
-                }
-                waits.incrementAndGet();
-            }
-        }
+                "1,000 batches, 8 claimers: %d claims met a lock on no other claimer's row and were made again%n",
+                waits.get());
     }
 
     /**
-     * Whether a claim's lock timeout was a wait that SKIP LOCKED cannot avoid on this database, and not a wait on
-     * another claim. None by default; PostgreSQL's is {@link dev.leasehold.store.testing.PostgresLockWaits}.
+     * The lock waits a claim can meet here although claimers skip each other's rows ({@link ClaimWaits#NONE} by
+     * default; PostgreSQL's are {@link PostgresLockWaits}).
      */
-    protected boolean waitedForAFinish(StoreException failure) {
-        return false;
-    }
-
-    /** What the database said of a lock wait that failed a claim, for the failure's message ("" by default). */
-    protected String lockWait(StoreException failure) {
-        return "";
+    protected ClaimWaits claimWaits() {
+        return ClaimWaits.NONE;
     }
 
     /** A batch row locked by someone else is skipped at once, not waited for. */

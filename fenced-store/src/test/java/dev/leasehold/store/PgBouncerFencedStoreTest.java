@@ -2,6 +2,7 @@ package dev.leasehold.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leasehold.store.testing.ClaimWaits;
 import dev.leasehold.store.testing.PgBouncer;
 import dev.leasehold.store.testing.PgBouncerDatabase;
 import dev.leasehold.store.testing.PostgresLockWaits;
@@ -25,13 +26,8 @@ class PgBouncerFencedStoreTest extends FencedStoreContract {
     }
 
     @Override
-    protected boolean waitedForAFinish(StoreException failure) {
-        return PostgresLockWaits.onTheUpdateChain(failure);
-    }
-
-    @Override
-    protected String lockWait(StoreException failure) {
-        return PostgresLockWaits.where(failure);
+    protected ClaimWaits claimWaits() {
+        return PostgresLockWaits.CLAIMS;
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.leasehold.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leasehold.store.testing.ClaimWaits;
 import dev.leasehold.store.testing.PostgresLockWaits;
 import dev.leasehold.store.testing.SharedPostgres;
 import java.sql.Connection;
@@ -36,13 +37,8 @@ class PostgresFencedStoreTest extends FencedStoreContract {
     }
 
     @Override
-    protected boolean waitedForAFinish(StoreException failure) {
-        return PostgresLockWaits.onTheUpdateChain(failure);
-    }
-
-    @Override
-    protected String lockWait(StoreException failure) {
-        return PostgresLockWaits.where(failure);
+    protected ClaimWaits claimWaits() {
+        return PostgresLockWaits.CLAIMS;
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.leasehold.store.claims;
 
+import dev.leasehold.store.testing.ClaimWaits;
+import dev.leasehold.store.testing.PostgresLockWaits;
 import dev.leasehold.store.testing.SharedPostgres;
 import javax.sql.DataSource;
 
@@ -16,6 +18,11 @@ class PostgresClaimManyTest extends ClaimManyContract {
             impatient = SharedPostgres.withLockTimeout("claim_many", 1);
         }
         return database;
+    }
+
+    @Override
+    protected ClaimWaits claimWaits() {
+        return PostgresLockWaits.CLAIMS;
     }
 
     @Override

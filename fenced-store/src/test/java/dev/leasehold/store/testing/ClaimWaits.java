@@ -1,0 +1,46 @@
+package dev.leasehold.store.testing;
+
+import dev.leasehold.store.StoreException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * The lock waits a claim can meet on a database although claimers skip each other's rows, for the claim tests that
+ * give the store a 1 ms lock timeout so that any wait fails. A claim that failed on such a wait wrote nothing and is
+ * made again ({@link #again}); any other lock timeout fails the test: a claim waited for another claim.
+ *
+ * <p>{@link #NONE} on H2 and MariaDB: there a claim meets no wait at all. PostgreSQL's are {@link PostgresLockWaits}.
+ */
+public interface ClaimWaits {
+
+    /** No wait is allowed: every lock timeout of a claim fails the test. */
+    ClaimWaits NONE = failure -> false;
+
+    /** Whether {@code failure} is a lock timeout on something other than a row another claimer holds. */
+    boolean onNoClaimersRow(StoreException failure);
+
+    /** What the database said of the wait in {@code failure}, for a test's message ("" if nothing more). */
+    default String where(StoreException failure) {
+        return "";
+    }
+
+    /**
+     * Makes {@code claim}, and makes it again each time it fails only on a wait {@link #onNoClaimersRow} allows.
+     *
+     * @param waits counts the claims made again
+     * @throws AssertionError when a claim failed on a lock it waited for that another claim may hold
+     */
+    default <T> T again(Supplier<T> claim, AtomicInteger waits) {
+        while (true) {
+            try {
+                return claim.get();
+            } catch (StoreException e) {
+                if (!onNoClaimersRow(e)) {
+                    throw new AssertionError(
+                            "a claim waited for a lock another claim may hold: " + e.getMessage() + " " + where(e), e);
+                }
+                waits.incrementAndGet();
+            }
+        }
+    }
+}
