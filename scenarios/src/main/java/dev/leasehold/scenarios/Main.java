@@ -174,6 +174,12 @@ public final class Main implements Callable<Integer> {
                 }
             }
             Options merged = options.merge(parent.options);
+            if (merged.report != null) {
+                // --report comes with the options bench shares with run; a bench has no HTML report to write
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "bench writes no HTML report (--report " + merged.report + "); --out FILE.md writes its table");
+            }
             List<String> selected = names.isEmpty() ? Bench.NAMES : names;
             String command = "java -jar scenarios/target/leasehold-scenarios.jar bench" + (quick ? " --quick" : "")
                     + (names.isEmpty() ? "" : " " + String.join(" ", names));

@@ -142,4 +142,22 @@ class BenchTest {
         assertThat(program.exitCode()).isEqualTo(2);
         assertThat(program.err().strip()).startsWith("error: unknown benchmark 'no-such-bench'; known: handoff,");
     }
+
+    /** bench shares --report with run but writes no HTML: refused before anything runs, before or after "bench". */
+    @Test
+    void aReportFileIsRefusedWithExitCode2(@TempDir Path dir) {
+        Path report = dir.resolve("bench.html");
+        for (String[] args : List.of(
+                new String[] {"bench", "--report", report.toString(), "handoff"},
+                new String[] {"--report", report.toString(), "bench", "handoff"})) {
+            Program program = Program.run(args);
+
+            assertThat(program.exitCode()).isEqualTo(2);
+            assertThat(program.err().strip())
+                    .isEqualTo("error: bench writes no HTML report (--report " + report
+                            + "); --out FILE.md writes its table (see --help)");
+            assertThat(program.out()).doesNotContain("handoff");
+            assertThat(report).doesNotExist();
+        }
+    }
 }
