@@ -74,8 +74,8 @@ public class StoreException extends FencingException {
             case SERIALIZATION -> "a serialization failure (retryable; the store already retried it): ";
             case DEADLOCK -> "a deadlock (retryable; the store already retried it): ";
             case LOCK_TIMEOUT -> "a lock timeout: a lock wait lasted longer than the store's lock timeout"
-                    + " (StoreConfig.withLockTimeout), because another transaction holds the row (a paused leader"
-                    + " inside its transaction?); nothing was written (retryable): ";
+                    + " (StoreConfig.withLockTimeout), because another transaction holds what it waited for (a row"
+                    + " a paused leader holds inside its transaction?); nothing was written (retryable): ";
             case CONNECTION_LOST -> "the connection to the database was lost (retryable): ";
             case IDLE_TIMEOUT -> SqlStates.IDLE_ENDED + " (retryable): ";
             case OTHER -> "";
