@@ -25,9 +25,9 @@ import java.util.regex.Pattern;
  *                    {@link StoreException} that says so and is {@link StoreException#retryable() retryable}.
  *                    Applied per transaction ({@code SET LOCAL lock_timeout} on PostgreSQL, the session's
  *                    {@code LOCK_TIMEOUT} on H2, set and restored; {@code innodb_lock_wait_timeout} on MariaDB and
- *                    MySQL, set and restored, rounded up to whole seconds). It bounds every lock wait of those
- *                    statements, the database's own brief ones too (PostgreSQL's lock for extending a table by a
- *                    page): a few milliseconds can end on those under load. Whole milliseconds, from 1 ms to 1 hour;
+ *                    MySQL, set and restored, rounded up to whole seconds). On PostgreSQL it bounds every lock a
+ *                    statement waits for, the brief relation extension lock too (one session at a time adds a page
+ *                    to a table): a few milliseconds can end on that under load. Whole milliseconds, from 1 ms to 1 hour;
  *                    {@link #DEFAULT_LOCK_TIMEOUT} unless set
  * @param listener    told what each call decided (fence writes, claims, slots), for metrics; never able to break the
  *                    store (see {@link StoreListener}); {@link StoreListener#NONE} unless set

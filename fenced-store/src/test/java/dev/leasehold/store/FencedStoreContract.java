@@ -549,6 +549,7 @@ abstract class FencedStoreContract {
         assertThat(taken).hasSize(50);
         assertThat(taken.stream().map(SlotClaim::slot).distinct()).hasSize(50);
         assertThat(taken).allSatisfy(claim -> assertThat(claim.fence()).isEqualTo(2));
+        System.out.printf("2 sweepers of 50 slots: %d sweeps met a lock on no row and were made again%n", waits.get());
     }
 
     // ---- bad input and faults -------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ abstract class ClaimManyContract {
     static final long PAUSE_MS = 150;
     static final Duration LONG_LEASE = Duration.ofMinutes(5);
 
-    /** The claims' lock timeout in the concurrency test: any lock wait fails. */
+    /** The claims' lock timeout in the concurrency test: any lock wait fails (on MariaDB, one of more than 1 s). */
     private static final Duration ONE_MS = Duration.ofMillis(1);
 
     protected abstract DataSource dataSource();
@@ -200,8 +200,9 @@ abstract class ClaimManyContract {
 
     /**
      * 4 threads claim 25 at a time from 1,000 batches and finish them with finishAll: each batch finished exactly
-     * once, and no claim ever waited on another claim (the claims' store has a lock timeout of 1 ms, so any lock wait
-     * fails; the waits SKIP LOCKED cannot avoid, {@link #claimWaits}, are counted and the claim made again).
+     * once, and no claim ever waited on another claim (the claims' store has a lock timeout of 1 ms, 1 s on MariaDB,
+     * so a lock wait fails; the waits SKIP LOCKED cannot avoid, {@link #claimWaits}, are counted and the claim made
+     * again).
      */
     @Test
     void fourClaimersUsingClaimUpToFinishEachOfAThousandBatchesExactlyOnce() throws Exception {

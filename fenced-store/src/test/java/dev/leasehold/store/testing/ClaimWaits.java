@@ -9,7 +9,8 @@ import java.util.function.Supplier;
  * give the store a 1 ms lock timeout so that any wait fails. A claim that failed on such a wait wrote nothing and is
  * made again ({@link #again}); any other lock timeout fails the test: a claim waited for another claim.
  *
- * <p>{@link #NONE} on H2 and MariaDB: there a claim meets no wait at all. PostgreSQL's are {@link PostgresLockWaits}.
+ * <p>{@link #NONE} on H2 and MariaDB: no claim there has met such a wait (on MariaDB the store's lock timeout is whole
+ * seconds, so 1 ms becomes 1 s). PostgreSQL's are {@link PostgresLockWaits}.
  */
 public interface ClaimWaits {
 
@@ -24,23 +25,36 @@ public interface ClaimWaits {
         return "";
     }
 
+    /** How many times {@link #again} makes one claim before it gives up: such waits are rare and short. */
+    int MAX_ATTEMPTS = 100;
+
     /**
-     * Makes {@code claim}, and makes it again each time it fails only on a wait {@link #onNoClaimersRow} allows.
+     * Makes {@code claim}, and makes it again each time it fails only on a wait {@link #onNoClaimersRow} allows, at
+     * most {@link #MAX_ATTEMPTS} times in all.
      *
      * @param waits counts the claims made again
-     * @throws AssertionError when a claim failed on a lock it waited for that another claim may hold
+     * @throws AssertionError when a claim failed on a lock another claim may hold, when the claims' thread was
+     *     interrupted (the test is over), or when every attempt met an allowed wait
      */
     default <T> T again(Supplier<T> claim, AtomicInteger waits) {
-        while (true) {
+        StoreException last = null;
+        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new AssertionError("interrupted while claiming", last);
+            }
             try {
                 return claim.get();
             } catch (StoreException e) {
                 if (!onNoClaimersRow(e)) {
                     throw new AssertionError(
-                            "a claim waited for a lock another claim may hold: " + e.getMessage() + " " + where(e), e);
+                            ("a claim waited for a lock another claim may hold: " + e.getMessage() + " " + where(e))
+                                    .strip(),
+                            e);
                 }
+                last = e;
                 waits.incrementAndGet();
             }
         }
+        throw new AssertionError(MAX_ATTEMPTS + " claims in a row met a lock on no claimer's row", last);
     }
 }

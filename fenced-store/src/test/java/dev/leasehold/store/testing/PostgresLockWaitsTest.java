@@ -10,6 +10,8 @@ import java.sql.Statement;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
 
 /**
  * The claim tests' reading of PostgreSQL's lock timeouts, on real ones: a wait on a row another session holds fails
@@ -40,8 +42,23 @@ class PostgresLockWaitsTest {
         assertThat(PostgresLockWaits.CLAIMS.where(failure)).startsWith("where: while locking tuple");
     }
 
+    /**
+     * A wait on a row's update chain (a claimer that committed an instant before, now finishing), as PostgreSQL words
+     * it; made from the server's message, as its timing cannot be arranged from outside.
+     */
     @Test
-    void aWaitOnALockOnTheWholeTableIsOnNoClaimersRow() throws SQLException {
+    void aWaitOnTheUpdateChainOfARowIsOnNoClaimersRow() {
+        String server = "SERROR\0C55P03\0Mcanceling statement due to lock timeout\0"
+                + "Wwhile locking updated version (0,2) of tuple in relation \"leasehold_batches\"\0\0";
+        StoreException failure = new StoreException("claiming", new PSQLException(new ServerErrorMessage(server)));
+
+        assertThat(PostgresLockWaits.CLAIMS.onNoClaimersRow(failure)).isTrue();
+        assertThat(PostgresLockWaits.CLAIMS.where(failure)).startsWith("where: " + PostgresLockWaits.UPDATE_CHAIN);
+    }
+
+    /** A wait with no error context: a table lock here; in the claim tests, the lock that extends a table. */
+    @Test
+    void aWaitWithNoErrorContextIsOnNoClaimersRow() throws SQLException {
         StoreException failure =
                 whileHolding("LOCK TABLE rows_held IN ACCESS EXCLUSIVE MODE", "SELECT id FROM rows_held");
 
@@ -70,6 +87,7 @@ class PostgresLockWaitsTest {
             try (Connection c = impatient.getConnection();
                     Statement s = c.createStatement()) {
                 SQLException cause = catchThrowableOfType(SQLException.class, () -> s.execute(waiter));
+                assertThat((Throwable) cause).as("the waiter's lock timeout").isNotNull();
                 assertThat(cause.getSQLState()).isEqualTo("55P03");
                 return new StoreException("claiming", cause);
             } finally {
