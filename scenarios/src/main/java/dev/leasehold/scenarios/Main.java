@@ -58,7 +58,10 @@ public final class Main implements Callable<Integer> {
         @Option(
                 names = "--report",
                 paramLabel = "FILE.html",
-                description = {"where to write the HTML report", "(default: ./leasehold-report.html)"})
+                description = {
+                    "where to write the HTML report of the scenarios",
+                    "(default: ./leasehold-report.html; bench writes none and refuses it)"
+                })
         Path report;
 
         @Option(names = "--verbose", description = "print stack traces")
