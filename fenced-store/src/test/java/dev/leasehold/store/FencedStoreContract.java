@@ -307,8 +307,9 @@ abstract class FencedStoreContract {
      * 8 threads claim from 1,000 batches: each batch finished exactly once, and no claim ever waited on another claim
      * (claims go through a data source that fails any statement waiting more than 1 ms for a lock). Finishes use the
      * normal data source: on H2 a finish can wait for microseconds behind a claimer that locked the row and let it go.
-     * The waits SKIP LOCKED cannot avoid ({@link #claimWaits}: on PostgreSQL, for the finish of a batch claimed an
-     * instant before, and for the lock that extends a table) are counted and the claim made again: it wrote nothing.
+     * The waits SKIP LOCKED cannot avoid ({@link ClaimWaits#of}: on PostgreSQL, {@link PostgresLockWaits}, for the
+     * finish of a batch claimed an instant before, and for the lock that extends a table) are counted and the claim
+     * made again: it wrote nothing.
      */
     @Test
     void eightClaimersFinishEachOfAThousandBatchesExactlyOnce() throws Exception {
@@ -317,6 +318,7 @@ abstract class FencedStoreContract {
         }
         // the store sets its own lock timeout per transaction: 1 ms here, so that any lock wait fails
         BatchClaims impatient = new BatchClaims(impatientDataSource(), IMPATIENT);
+        ClaimWaits allowed = ClaimWaits.of(impatientDataSource());
         Map<String, AtomicInteger> finished = new ConcurrentHashMap<>();
         List<Throwable> failures = new CopyOnWriteArrayList<>();
         AtomicInteger waits = new AtomicInteger();
@@ -329,7 +331,7 @@ abstract class FencedStoreContract {
                 await(go);
                 try {
                     Optional<BatchClaim> claim;
-                    while ((claim = claimWaits().again(() -> impatient.claimNext(owner, Duration.ofMinutes(5)), waits))
+                    while ((claim = allowed.again(() -> impatient.claimNext(owner, Duration.ofMinutes(5)), waits))
                             .isPresent()) {
                         assertThat(claim.get().fence()).isEqualTo(1);
                         if (batches.finish(claim.get(), "done by " + owner)) {
@@ -354,14 +356,6 @@ abstract class FencedStoreContract {
         System.out.printf(
                 "1,000 batches, 8 claimers: %d claims met a lock on no other claimer's row and were made again%n",
                 waits.get());
-    }
-
-    /**
-     * The lock waits a claim can meet here although claimers skip each other's rows ({@link ClaimWaits#NONE} by
-     * default; PostgreSQL's are {@link PostgresLockWaits}).
-     */
-    protected ClaimWaits claimWaits() {
-        return ClaimWaits.NONE;
     }
 
     /** A batch row locked by someone else is skipped at once, not waited for. */
@@ -520,7 +514,8 @@ abstract class FencedStoreContract {
 
     /**
      * Two sweepers at once over 50 expired slots: each slot taken over once, by one of them, and neither waited for
-     * the other (a lock timeout of 1 ms; the waits SKIP LOCKED cannot avoid, {@link #claimWaits}, make it sweep again).
+     * the other (a lock timeout of 1 ms; the waits SKIP LOCKED cannot avoid, {@link ClaimWaits#of}, make it sweep
+     * again).
      */
     @Test
     void concurrentSweepersNeverTakeTheSameSlot() throws Exception {
@@ -531,6 +526,7 @@ abstract class FencedStoreContract {
         }
         Thread.sleep(300); // stands for the crashed runners' silence, longer than their leases
         SlotRuns impatient = new SlotRuns(impatientDataSource(), IMPATIENT);
+        ClaimWaits allowed = ClaimWaits.of(impatientDataSource());
         AtomicInteger waits = new AtomicInteger();
         ExecutorService pool = threads(2);
         CountDownLatch go = new CountDownLatch(1);
@@ -539,7 +535,7 @@ abstract class FencedStoreContract {
             sweeps.add(pool.submit(() -> {
                 await(go);
                 // a sweep that met a lock on no row (PostgreSQL extending the table) wrote nothing: made again
-                return claimWaits().again(() -> impatient.sweep("report", sweeper, Duration.ofMinutes(5)), waits);
+                return allowed.again(() -> impatient.sweep("report", sweeper, Duration.ofMinutes(5)), waits);
             }));
         }
         go.countDown();

@@ -2,10 +2,8 @@ package dev.leasehold.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leasehold.store.testing.ClaimWaits;
 import dev.leasehold.store.testing.PgBouncer;
 import dev.leasehold.store.testing.PgBouncerDatabase;
-import dev.leasehold.store.testing.PostgresLockWaits;
 import dev.leasehold.store.testing.WithPgBouncer;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -23,11 +21,6 @@ class PgBouncerFencedStoreTest extends FencedStoreContract {
     @Override
     protected DataSource dataSource() {
         return database.dataSource();
-    }
-
-    @Override
-    protected ClaimWaits claimWaits() {
-        return PostgresLockWaits.CLAIMS;
     }
 
     @Override

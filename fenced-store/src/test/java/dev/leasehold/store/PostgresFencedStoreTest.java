@@ -2,8 +2,6 @@ package dev.leasehold.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leasehold.store.testing.ClaimWaits;
-import dev.leasehold.store.testing.PostgresLockWaits;
 import dev.leasehold.store.testing.SharedPostgres;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -34,11 +32,6 @@ class PostgresFencedStoreTest extends FencedStoreContract {
             rs.next();
             assertThat(rs.getString(1)).startsWith("17.");
         }
-    }
-
-    @Override
-    protected ClaimWaits claimWaits() {
-        return PostgresLockWaits.CLAIMS;
     }
 
     @Override

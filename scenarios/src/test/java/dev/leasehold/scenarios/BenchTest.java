@@ -145,7 +145,7 @@ class BenchTest {
 
     /** bench shares --report with run but writes no HTML: refused before anything runs, before or after "bench". */
     @Test
-    void aReportFileIsRefusedWithExitCode2(@TempDir Path dir) {
+    void aReportFileIsRefusedWithExitCode2() {
         Path report = dir.resolve("bench.html");
         for (String[] args : List.of(
                 new String[] {"bench", "--report", report.toString(), "handoff"},

@@ -51,14 +51,6 @@ abstract class ClaimManyContract {
     /** The same database, with a lock timeout of 1 ms: any statement that has to wait for a lock fails. */
     protected abstract DataSource impatientDataSource();
 
-    /**
-     * The lock waits a claim can meet here although claimers skip each other's rows ({@link ClaimWaits#NONE} by
-     * default; PostgreSQL's are {@link dev.leasehold.store.testing.PostgresLockWaits}).
-     */
-    protected ClaimWaits claimWaits() {
-        return ClaimWaits.NONE;
-    }
-
     private DataSource ds;
     private BatchClaims batches;
     private ExecutorService pool;
@@ -201,8 +193,8 @@ abstract class ClaimManyContract {
     /**
      * 4 threads claim 25 at a time from 1,000 batches and finish them with finishAll: each batch finished exactly
      * once, and no claim ever waited on another claim (the claims' store has a lock timeout of 1 ms, 1 s on MariaDB,
-     * so a lock wait fails; the waits SKIP LOCKED cannot avoid, {@link #claimWaits}, are counted and the claim made
-     * again).
+     * so a lock wait fails; the waits SKIP LOCKED cannot avoid, {@link ClaimWaits#of}, are counted and the claim
+     * made again).
      */
     @Test
     void fourClaimersUsingClaimUpToFinishEachOfAThousandBatchesExactlyOnce() throws Exception {
@@ -216,6 +208,8 @@ abstract class ClaimManyContract {
         }
         BatchClaims impatient = new BatchClaims(
                 impatientDataSource(), StoreConfig.defaults().withMaxAttempts(3).withLockTimeout(ONE_MS));
+        // the lock waits a claim can meet here although claimers skip each other's rows: PostgreSQL's, else none
+        ClaimWaits allowed = ClaimWaits.of(impatientDataSource());
         AtomicInteger waits = new AtomicInteger();
         Map<String, AtomicInteger> finished = new ConcurrentHashMap<>();
         List<Throwable> failures = new CopyOnWriteArrayList<>();
@@ -228,7 +222,7 @@ abstract class ClaimManyContract {
                 try {
                     go.await();
                     List<BatchClaim> claims;
-                    while (!(claims = claimWaits().again(() -> impatient.claimUpTo(owner, LONG_LEASE, 25), waits))
+                    while (!(claims = allowed.again(() -> impatient.claimUpTo(owner, LONG_LEASE, 25), waits))
                             .isEmpty()) {
                         assertThat(claims).hasSizeLessThanOrEqualTo(25);
                         assertThat(claims).allSatisfy(c -> assertThat(c.fence()).isEqualTo(1));

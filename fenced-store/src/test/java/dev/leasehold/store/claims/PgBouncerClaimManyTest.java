@@ -1,9 +1,7 @@
 package dev.leasehold.store.claims;
 
-import dev.leasehold.store.testing.ClaimWaits;
 import dev.leasehold.store.testing.PgBouncer;
 import dev.leasehold.store.testing.PgBouncerDatabase;
-import dev.leasehold.store.testing.PostgresLockWaits;
 import dev.leasehold.store.testing.WithPgBouncer;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.TestInstance;
@@ -18,11 +16,6 @@ class PgBouncerClaimManyTest extends ClaimManyContract {
     @Override
     protected DataSource dataSource() {
         return database.dataSource();
-    }
-
-    @Override
-    protected ClaimWaits claimWaits() {
-        return PostgresLockWaits.CLAIMS;
     }
 
     @Override

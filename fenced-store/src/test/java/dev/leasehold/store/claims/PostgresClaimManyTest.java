@@ -1,7 +1,5 @@
 package dev.leasehold.store.claims;
 
-import dev.leasehold.store.testing.ClaimWaits;
-import dev.leasehold.store.testing.PostgresLockWaits;
 import dev.leasehold.store.testing.SharedPostgres;
 import javax.sql.DataSource;
 
@@ -18,11 +16,6 @@ class PostgresClaimManyTest extends ClaimManyContract {
             impatient = SharedPostgres.withLockTimeout("claim_many", 1);
         }
         return database;
-    }
-
-    @Override
-    protected ClaimWaits claimWaits() {
-        return PostgresLockWaits.CLAIMS;
     }
 
     @Override

@@ -1,8 +1,11 @@
 package dev.leasehold.store.testing;
 
 import dev.leasehold.store.StoreException;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import javax.sql.DataSource;
 
 /**
  * The lock waits a claim can meet on a database although claimers skip each other's rows, for the claim tests that
@@ -10,12 +13,22 @@ import java.util.function.Supplier;
  * made again ({@link #again}); any other lock timeout fails the test: a claim waited for another claim.
  *
  * <p>{@link #NONE} on H2 and MariaDB: no claim there has met such a wait (on MariaDB the store's lock timeout is whole
- * seconds, so 1 ms becomes 1 s). PostgreSQL's are {@link PostgresLockWaits}.
+ * seconds, so 1 ms becomes 1 s). PostgreSQL's, directly or through PgBouncer, are {@link PostgresLockWaits}; {@link
+ * #of} picks by the database a data source reaches.
  */
 public interface ClaimWaits {
 
     /** No wait is allowed: every lock timeout of a claim fails the test. */
     ClaimWaits NONE = failure -> false;
+
+    /** @return the waits a claim can meet on the database {@code ds} reaches: PostgreSQL's there, else none */
+    static ClaimWaits of(DataSource ds) {
+        try (Connection c = ds.getConnection()) {
+            return c.getMetaData().getDatabaseProductName().equals("PostgreSQL") ? PostgresLockWaits.CLAIMS : NONE;
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not tell which database the claims' data source reaches", e);
+        }
+    }
 
     /** Whether {@code failure} is a lock timeout on something other than a row another claimer holds. */
     boolean onNoClaimersRow(StoreException failure);
