@@ -1,6 +1,7 @@
 package dev.leasehold.spring;
 
 import dev.leasehold.recipes.FencingToken;
+import dev.leasehold.spring.zookeeper.FencedLeaderInitiator;
 import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.event.AbstractLeaderEvent;
 

@@ -1,5 +1,6 @@
 package dev.leasehold.spring;
 
+import dev.leasehold.spring.lease.LeaseLeaderInitiator;
 import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.event.AbstractLeaderEvent;
 

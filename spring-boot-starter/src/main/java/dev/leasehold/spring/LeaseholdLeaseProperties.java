@@ -1,5 +1,7 @@
 package dev.leasehold.spring;
 
+import dev.leasehold.spring.lease.LeaseLeaderInitiator;
+import dev.leasehold.spring.zookeeper.FencedLeaderInitiator;
 import dev.leasehold.store.lease.LeaseTiming;
 import java.time.Duration;
 import java.util.Locale;

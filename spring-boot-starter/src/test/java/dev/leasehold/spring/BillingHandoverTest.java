@@ -3,6 +3,8 @@ package dev.leasehold.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leasehold.spring.actuate.LeaseholdInfoContributor;
+import dev.leasehold.spring.zookeeper.FencedLeaderInitiator;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.StaleTokenException;
 import io.micrometer.core.instrument.Counter;

@@ -3,6 +3,11 @@ package dev.leasehold.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leasehold.recipes.LeaderInfo;
+import dev.leasehold.spring.lease.LeaseLeaderInitiator;
+import dev.leasehold.spring.lease.LeaseholdLeaseAutoConfiguration;
+import dev.leasehold.spring.store.LeaseholdStoreAutoConfiguration;
+import dev.leasehold.spring.zookeeper.FencedLeaderInitiator;
+import dev.leasehold.spring.zookeeper.LeaseholdZookeeperAutoConfiguration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -37,12 +42,12 @@ class ParticipantIdTest {
     private static TestingServer zk;
 
     private final ApplicationContextRunner zookeeper = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(LeaseholdAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(LeaseholdZookeeperAutoConfiguration.class))
             .withPropertyValues("leasehold.zookeeper.connect-string=" + zk.getConnectString());
 
     private final ApplicationContextRunner lease = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
-                    LeaseholdAutoConfiguration.class,
+                    LeaseholdZookeeperAutoConfiguration.class,
                     LeaseholdStoreAutoConfiguration.class,
                     LeaseholdLeaseAutoConfiguration.class))
             .withUserConfiguration(H2.class)

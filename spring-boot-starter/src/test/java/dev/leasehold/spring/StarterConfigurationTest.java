@@ -2,6 +2,11 @@ package dev.leasehold.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leasehold.spring.actuate.LeaseholdActuatorAutoConfiguration;
+import dev.leasehold.spring.internal.LeaseholdFailureAnalyzer;
+import dev.leasehold.spring.store.LeaseholdStoreAutoConfiguration;
+import dev.leasehold.spring.zookeeper.FencedLeaderInitiator;
+import dev.leasehold.spring.zookeeper.LeaseholdZookeeperAutoConfiguration;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.claims.BatchClaims;
 import dev.leasehold.store.slots.SlotRuns;
@@ -44,7 +49,7 @@ class StarterConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
-                    LeaseholdAutoConfiguration.class,
+                    LeaseholdZookeeperAutoConfiguration.class,
                     LeaseholdStoreAutoConfiguration.class,
                     LeaseholdActuatorAutoConfiguration.class));
 

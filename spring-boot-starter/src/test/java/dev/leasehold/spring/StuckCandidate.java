@@ -15,13 +15,13 @@ import org.springframework.integration.leader.DefaultCandidate;
  * @param <C> the context type its initiator grants ({@link FencedContext} or {@link LeaseContext})
  * @param <L> the loss cause type its initiator's listeners hear
  */
-final class StuckCandidate<C extends Context, L> extends DefaultCandidate {
-    final BlockingQueue<C> granted = new LinkedBlockingQueue<>();
-    final BlockingQueue<C> revoked = new LinkedBlockingQueue<>();
-    final BlockingQueue<L> causes = new LinkedBlockingQueue<>();
+public final class StuckCandidate<C extends Context, L> extends DefaultCandidate {
+    public final BlockingQueue<C> granted = new LinkedBlockingQueue<>();
+    public final BlockingQueue<C> revoked = new LinkedBlockingQueue<>();
+    public final BlockingQueue<L> causes = new LinkedBlockingQueue<>();
     private final Class<C> contextType;
 
-    StuckCandidate(String id, String role, Class<C> contextType) {
+    public StuckCandidate(String id, String role, Class<C> contextType) {
         super(id, role);
         this.contextType = contextType;
     }
@@ -37,11 +37,11 @@ final class StuckCandidate<C extends Context, L> extends DefaultCandidate {
     }
 
     /** What the initiator's listener heard a grant end with. */
-    void lost(L cause) {
+    public void lost(L cause) {
         causes.add(cause);
     }
 
-    static <T> T next(BlockingQueue<T> queue) throws InterruptedException {
+    public static <T> T next(BlockingQueue<T> queue) throws InterruptedException {
         T next = queue.poll(20, TimeUnit.SECONDS);
         assertThat(next).as("an event within 20 s").isNotNull();
         return next;

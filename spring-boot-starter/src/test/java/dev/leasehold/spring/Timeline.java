@@ -12,18 +12,18 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Thread-safety: thread-safe.
  */
-final class Timeline {
+public final class Timeline {
 
     private final List<String> entries = new CopyOnWriteArrayList<>();
     private final BlockingQueue<String> unseen = new LinkedBlockingQueue<>();
 
-    void add(String entry) {
+    public void add(String entry) {
         entries.add(entry);
         unseen.add(entry);
     }
 
     /** Waits up to 20 s for an entry that starts with {@code prefix}; entries before it are passed over. */
-    String await(String prefix) throws InterruptedException {
+    public String await(String prefix) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (true) {
             String next = unseen.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
@@ -36,7 +36,7 @@ final class Timeline {
         }
     }
 
-    List<String> entries() {
+    public List<String> entries() {
         return List.copyOf(entries);
     }
 }
