@@ -1,5 +1,6 @@
 package dev.leasehold.scenarios;
 
+import dev.leasehold.store.Redaction;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,7 +39,7 @@ final class HtmlReport {
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        Files.writeString(file, render(results), StandardCharsets.UTF_8);
+        Files.writeString(file, Redaction.redact(render(results)), StandardCharsets.UTF_8);
     }
 
     static String render(List<RunResult> results) {
