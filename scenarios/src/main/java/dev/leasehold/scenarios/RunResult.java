@@ -1,5 +1,6 @@
 package dev.leasehold.scenarios;
 
+import dev.leasehold.scenarios.report.Timeline;
 import java.util.List;
 
 /**

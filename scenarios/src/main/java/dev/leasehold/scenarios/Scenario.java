@@ -1,5 +1,6 @@
 package dev.leasehold.scenarios;
 
+import dev.leasehold.scenarios.cli.Env;
 import java.util.List;
 import java.util.Optional;
 

@@ -1,6 +1,6 @@
 package dev.leasehold.scenarios.bench;
 
-import dev.leasehold.scenarios.Env;
+import dev.leasehold.scenarios.cli.Env;
 import dev.leasehold.store.Redaction;
 import dev.leasehold.testkit.NotRoot;
 import dev.leasehold.testkit.SimpleDataSource;

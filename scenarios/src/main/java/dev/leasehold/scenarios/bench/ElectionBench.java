@@ -1,6 +1,6 @@
 package dev.leasehold.scenarios.bench;
 
-import dev.leasehold.scenarios.Env;
+import dev.leasehold.scenarios.cli.Env;
 import java.io.Closeable;
 import java.util.ArrayList;
 import java.util.List;

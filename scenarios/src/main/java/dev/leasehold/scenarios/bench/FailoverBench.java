@@ -3,7 +3,7 @@ package dev.leasehold.scenarios.bench;
 import dev.leasehold.recipes.FencedLeaderLatch;
 import dev.leasehold.recipes.FencedLeaderListener;
 import dev.leasehold.recipes.FencingToken;
-import dev.leasehold.scenarios.Env;
+import dev.leasehold.scenarios.cli.Env;
 import dev.leasehold.testkit.TcpProxy;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;

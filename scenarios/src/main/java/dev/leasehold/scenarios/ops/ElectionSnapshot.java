@@ -1,6 +1,6 @@
 package dev.leasehold.scenarios.ops;
 
-import dev.leasehold.scenarios.EnvException;
+import dev.leasehold.scenarios.cli.EnvException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.leasehold.scenarios.ops;
 
-import dev.leasehold.scenarios.DatabaseOptions;
-import dev.leasehold.scenarios.EnvException;
 import dev.leasehold.scenarios.Zk;
+import dev.leasehold.scenarios.cli.DatabaseOptions;
+import dev.leasehold.scenarios.cli.EnvException;
 import dev.leasehold.store.StoreConfig;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;

@@ -1,6 +1,6 @@
 package dev.leasehold.scenarios.ops;
 
-import dev.leasehold.scenarios.DatabaseOptions;
+import dev.leasehold.scenarios.cli.DatabaseOptions;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.StoreConfig;
 import java.io.BufferedReader;

@@ -1,8 +1,8 @@
 package dev.leasehold.scenarios.ops;
 
-import dev.leasehold.scenarios.DatabaseErrors;
-import dev.leasehold.scenarios.DatabaseOptions;
-import dev.leasehold.scenarios.EnvException;
+import dev.leasehold.scenarios.cli.DatabaseErrors;
+import dev.leasehold.scenarios.cli.DatabaseOptions;
+import dev.leasehold.scenarios.cli.EnvException;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StoreConfig;
 import dev.leasehold.store.StoreException;

@@ -47,7 +47,7 @@ class OpsCommandsTest {
         static Run of(String... args) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int code = dev.leasehold.scenarios.Main.execute(
+            int code = dev.leasehold.scenarios.cli.Main.execute(
                     args,
                     new PrintStream(out, true, StandardCharsets.UTF_8),
                     new PrintStream(err, true, StandardCharsets.UTF_8));
