@@ -23,23 +23,44 @@ import java.util.Locale;
  *       {@code taken_over}, {@code completed}, {@code late_complete_rejected}, {@code renew_rejected},
  *       {@code error}).</li>
  * </ul>
- * A counter appears at its first event. The {@code resource} and {@code job} tags take every value your code uses:
- * keep those few.
+ * A counter appears at its first event. The {@code resource} and {@code job} tags take the first
+ * {@value #DEFAULT_NAME_LIMIT} distinct names your code uses (or the limit given to
+ * {@link #StoreMeters(MeterRegistry, int)}); every later name is counted under {@code other}, with one WARN, so a
+ * resource per customer cannot grow the registry without end.
  *
  * <p>Thread-safety: thread-safe, as {@link StoreListener} requires.
  */
 public final class StoreMeters implements StoreListener {
 
+    /** How many distinct resource names (and, apart, job names) are tagged as they are by default. */
+    public static final int DEFAULT_NAME_LIMIT = 100;
+
     private final MeterRegistry registry;
+    private final BoundedTag resources;
+    private final BoundedTag jobs;
 
     /**
-     * Meters on {@code registry}.
+     * Meters on {@code registry}, tagging at most {@value #DEFAULT_NAME_LIMIT} resource and job names each.
      *
      * @param registry where the meters are registered
      * @throws IllegalArgumentException if {@code registry} is null
      */
     public StoreMeters(MeterRegistry registry) {
+        this(registry, DEFAULT_NAME_LIMIT);
+    }
+
+    /**
+     * Meters on {@code registry}.
+     *
+     * @param registry  where the meters are registered
+     * @param nameLimit how many distinct resource names, and apart job names, are tagged as they are; later ones are
+     *     tagged {@code other}
+     * @throws IllegalArgumentException if {@code registry} is null or {@code nameLimit} is below 1
+     */
+    public StoreMeters(MeterRegistry registry, int nameLimit) {
         this.registry = Checks.notNull(registry, "registry");
+        this.resources = new BoundedTag("resource", nameLimit);
+        this.jobs = new BoundedTag("job", nameLimit);
     }
 
     /**
@@ -56,7 +77,7 @@ public final class StoreMeters implements StoreListener {
     @Override
     public void fenceWrite(String resource, long token, FenceOutcome outcome) {
         Counter.builder("leasehold.fence.writes")
-                .tag("resource", resource)
+                .tag("resource", resources.valueOf(resource))
                 .tag("outcome", lower(outcome))
                 .description("writes through a fence gate, by resource and outcome")
                 .register(registry)
@@ -75,7 +96,7 @@ public final class StoreMeters implements StoreListener {
     @Override
     public void slots(String job, SlotOutcome outcome, int count) {
         Counter.builder("leasehold.slots")
-                .tag("job", job)
+                .tag("job", jobs.valueOf(job))
                 .tag("outcome", lower(outcome))
                 .description("time slots by what a slot call decided")
                 .register(registry)

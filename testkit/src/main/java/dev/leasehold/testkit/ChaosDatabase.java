@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Comparator;
@@ -160,11 +161,13 @@ public abstract class ChaosDatabase implements AutoCloseable {
 
     private static final class Postgres extends ChaosDatabase {
         private final Path dataDirectory = Files.createTempDirectory("leasehold-chaos-pg");
+        private final String password = LockedPostgres.newPassword();
         private EmbeddedPostgres postgres;
         private final DataSource ds;
 
         Postgres() throws IOException {
-            postgres = builder(DrawnPorts.one()).start(); // kept across restarts, never handed out again
+            // the port is kept across restarts, never handed out again; only the password lets anyone in
+            postgres = LockedPostgres.start(builder(DrawnPorts.one()), password);
             ds = postgres.getPostgresDatabase();
         }
 
@@ -183,7 +186,17 @@ public abstract class ChaosDatabase implements AutoCloseable {
 
         @Override
         public String jdbcUrl() {
-            return postgres.getJdbcUrl("postgres", "postgres");
+            return postgres.getJdbcUrl(LockedPostgres.USER, "postgres"); // no password in it: see password()
+        }
+
+        @Override
+        public String user() {
+            return LockedPostgres.USER;
+        }
+
+        @Override
+        public String password() {
+            return password;
         }
 
         @Override
@@ -216,7 +229,7 @@ public abstract class ChaosDatabase implements AutoCloseable {
             }
             int port = postgres.getPort();
             postgres.close(); // releases zonky's lock on the data directory; its pg_ctl stop finds nothing to stop
-            postgres = builder(port).start();
+            postgres = LockedPostgres.start(builder(port), password);
         }
 
         @Override
@@ -277,25 +290,34 @@ public abstract class ChaosDatabase implements AutoCloseable {
     }
 
     private static final class H2 extends ByUrl {
+        private static final String USER = "leasehold";
         private final Path directory;
         private final Server server;
 
-        private H2(Path directory, Server server) {
+        private H2(Path directory, Server server, String password) {
             super(
-                    "jdbc:h2:tcp://localhost:" + server.getPort()
+                    "jdbc:h2:tcp://127.0.0.1:" + server.getPort()
                             + "/chaos;LOCK_TIMEOUT=10000;DB_CLOSE_DELAY=-1;MAX_COMPACT_TIME=0",
-                    null,
-                    null);
+                    USER,
+                    password);
             this.directory = directory;
             this.server = server;
         }
 
+        /**
+         * Creates the database in its file first, owned by {@link #USER} with a random password, and only then
+         * starts the server, without {@code -ifNotExists}: a client of the server can open only that database, and
+         * only with the password (with {@code -ifNotExists} any local process could create a database of its own
+         * there, as its administrator, and run Java code in this JVM with {@code CREATE ALIAS}).
+         */
         static H2 start() throws SQLException, IOException {
             Path directory = Files.createTempDirectory("leasehold-chaos-h2");
-            return new H2(
-                    directory,
-                    Server.createTcpServer("-tcpPort", "0", "-ifNotExists", "-baseDir", directory.toString())
-                            .start());
+            String password = LockedPostgres.newPassword();
+            try (Connection c = DriverManager.getConnection(
+                    "jdbc:h2:" + directory.resolve("chaos").toAbsolutePath(), USER, password)) {
+                c.isValid(5); // the file now exists, with its administrator
+            }
+            return new H2(directory, LocalH2.tcpServer("-baseDir", directory.toString()), password);
         }
 
         @Override

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
@@ -40,11 +41,22 @@ public final class HistoryTable {
 
     private HistoryTable() {}
 
+    /** What a prefix may be: the store's own rule for its table prefix ({@code StoreConfig.tablePrefix}). */
+    private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,29}");
+
     /**
-     * @param prefix the table prefix
+     * Every method goes through here, so a prefix never reaches SQL unchecked.
+     *
+     * @param prefix the table prefix: lower-case letters, digits and underscores, starting with a letter, at most 30
      * @return the table's name, {@code <prefix>history}
+     * @throws IllegalArgumentException if the prefix is not of that form
      */
     public static String name(String prefix) {
+        if (prefix == null || !PREFIX.matcher(prefix).matches()) {
+            throw new IllegalArgumentException("prefix must match " + PREFIX.pattern()
+                    + " (lower-case letters, digits and underscores, starting with a letter), was "
+                    + (prefix == null ? "null" : "'" + prefix.replaceAll("\\p{Cntrl}", "?") + "'"));
+        }
         return prefix + "history";
     }
 

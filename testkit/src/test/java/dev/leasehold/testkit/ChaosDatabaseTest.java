@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -118,5 +119,61 @@ class ChaosDatabaseTest {
         assertThatThrownBy(external::restart)
                 .isInstanceOf(UnsupportedOperationException.class)
                 .hasMessageContaining("did not start");
+    }
+
+    /**
+     * Issue 42: with {@code -ifNotExists} any local process could open a database of its own on the campaign's H2
+     * server, as its administrator, and run Java code in the campaign's JVM with {@code CREATE ALIAS}.
+     */
+    @Test
+    void h2ServesOnlyItsOwnDatabaseAndOnlyWithItsPassword() throws Exception {
+        try (ChaosDatabase h2 = ChaosDatabase.h2()) {
+            String server = h2.jdbcUrl().substring(0, h2.jdbcUrl().indexOf("/chaos"));
+            assertThatThrownBy(() -> DriverManager.getConnection(server + "/intruder", "sa", "sa")
+                            .close())
+                    .as("a database of another name cannot be created through the server")
+                    .isInstanceOf(SQLException.class);
+            assertThatThrownBy(() -> DriverManager.getConnection(h2.jdbcUrl(), h2.user(), "wrong")
+                            .close())
+                    .as("the campaign's database refuses a wrong password")
+                    .isInstanceOf(SQLException.class);
+            assertThatThrownBy(() ->
+                            DriverManager.getConnection(h2.jdbcUrl(), "sa", "").close())
+                    .isInstanceOf(SQLException.class);
+            assertThat(h2.password()).hasSize(24);
+            assertThat(server).as("loopback only").startsWith("jdbc:h2:tcp://127.0.0.1:");
+            assertThat(scalar(h2, "SELECT 1")).as("its own credentials work").isEqualTo("1");
+            h2.restart();
+            assertThat(scalar(h2, "SELECT 1")).as("and work after a restart").isEqualTo("1");
+        }
+    }
+
+    /**
+     * Issue 42: zonky's {@code initdb -A trust} lets any local user in as the superuser, who can then run programs
+     * with {@code COPY ... TO PROGRAM}. The campaign's PostgreSQL takes only its random password, after a crash too.
+     */
+    @Test
+    void postgresTakesOnlyItsPasswordBeforeAndAfterACrash() throws Exception {
+        NotRoot.require();
+        try (ChaosDatabase postgres = ChaosDatabase.embeddedPostgres()) {
+            assertRefusedWithoutThePassword(postgres);
+            assertThat(postgres.jdbcUrl()).as("no password in the URL").doesNotContain(postgres.password());
+            postgres.restart();
+            assertRefusedWithoutThePassword(postgres);
+            assertThat(scalar(postgres, "SELECT 1")).isEqualTo("1");
+        }
+    }
+
+    private static void assertRefusedWithoutThePassword(ChaosDatabase postgres) throws SQLException {
+        assertThatThrownBy(() -> DriverManager.getConnection(postgres.jdbcUrl()).close())
+                .as("no password")
+                .isInstanceOf(SQLException.class);
+        assertThatThrownBy(() -> DriverManager.getConnection(postgres.jdbcUrl(), postgres.user(), "wrong")
+                        .close())
+                .as("a wrong password")
+                .isInstanceOf(SQLException.class);
+        try (Connection c = DriverManager.getConnection(postgres.jdbcUrl(), postgres.user(), postgres.password())) {
+            assertThat(c.isValid(5)).as("the password").isTrue();
+        }
     }
 }

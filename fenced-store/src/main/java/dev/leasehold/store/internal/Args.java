@@ -19,16 +19,36 @@ public final class Args {
         return value;
     }
 
+    /**
+     * A name (resource, job, holder, batch id, operator...): non-blank, at most {@link #MAX_NAME} characters, no
+     * control characters. A name ends up in logs, in {@code inspect}'s output and in the fence's history: a line
+     * break or a terminal escape in it could forge a line there.
+     */
     public static String name(String value, String name) {
         if (value == null || value.isBlank()) {
-            throw new IllegalArgumentException(
-                    name + " must be a non-blank string, was " + (value == null ? "null" : "'" + value + "'"));
+            throw new IllegalArgumentException(name + " must be a non-blank string, was "
+                    + (value == null ? "null" : "'" + printable(value) + "'"));
         }
         if (value.length() > MAX_NAME) {
             throw new IllegalArgumentException(
                     name + " must be at most " + MAX_NAME + " characters, was " + value.length());
         }
+        noControlCharacters(value, name);
         return value;
+    }
+
+    /** Refuses a value with a control character (a line break, a tab, an escape), naming the field. */
+    public static String noControlCharacters(String value, String name) {
+        if (value.chars().anyMatch(Character::isISOControl)) {
+            throw new IllegalArgumentException(
+                    name + " must not contain control characters, was '" + printable(value) + "'");
+        }
+        return value;
+    }
+
+    /** The value with every control character shown as {@code ?}, fit for a message or a log line. */
+    public static String printable(String value) {
+        return value.replaceAll("\\p{Cntrl}", "?");
     }
 
     /** A fencing token as a leader offers it: positive, like the czxid it is ({@code FencingToken} refuses 0). */

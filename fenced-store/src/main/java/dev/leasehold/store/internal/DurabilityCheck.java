@@ -1,6 +1,7 @@
 package dev.leasehold.store.internal;
 
 import dev.leasehold.store.FailoverDurability;
+import dev.leasehold.store.Redaction;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
@@ -59,8 +60,9 @@ public final class DurabilityCheck {
     public static FailoverDurability read(Connection connection, SqlDialect sql, Subject subject) throws SQLException {
         FailoverDurability durability = sql.durability(connection);
         DatabaseMetaData meta = connection.getMetaData();
-        // the URL without its parameters: a password in the URL must never reach the log
-        String url = meta.getURL() == null ? "?" : meta.getURL().replaceAll("[?;].*", "");
+        // the URL without its parameters, and no user:password@ either: a password must never reach the log
+        String url =
+                meta.getURL() == null ? "?" : Redaction.redact(meta.getURL().replaceAll("[?;].*", ""));
         warnOnce(url + " as " + meta.getUserName(), subject, durability);
         return durability;
     }

@@ -1,6 +1,7 @@
 package dev.leasehold.scenarios.bench;
 
 import dev.leasehold.scenarios.cli.Env;
+import dev.leasehold.store.Redaction;
 import dev.leasehold.testkit.NotRoot;
 import dev.leasehold.testkit.SimpleDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -165,7 +166,7 @@ public final class Bench {
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        Files.writeString(file, report, StandardCharsets.UTF_8);
+        Files.writeString(file, Redaction.redact(report), StandardCharsets.UTF_8);
     }
 
     private static DatabaseBench.Db h2() throws SQLException {

@@ -1,8 +1,8 @@
 package dev.leasehold.scenarios.cli;
 
+import dev.leasehold.store.Redaction;
 import java.net.UnknownHostException;
 import java.sql.SQLException;
-import java.util.regex.Pattern;
 
 /**
  * Turns a failed first connection into one line that says what happened and what to do, and keeps passwords out
@@ -10,18 +10,11 @@ import java.util.regex.Pattern;
  */
 public final class DatabaseErrors {
 
-    private static final Pattern PASSWORD_PARAMETER = Pattern.compile("(?i)((?:password|pwd)=)[^&;]*");
-    private static final Pattern USER_INFO = Pattern.compile("(//[^/:@]*:)[^/@]*@");
-
     private DatabaseErrors() {}
 
-    /** The URL with any {@code password=}/{@code pwd=} parameter and any {@code user:pass@} password masked. */
+    /** The URL with every credential masked: the store's one {@link Redaction}, which every output uses. */
     public static String redact(String url) {
-        if (url == null) {
-            return null;
-        }
-        String masked = PASSWORD_PARAMETER.matcher(url).replaceAll("$1***");
-        return USER_INFO.matcher(masked).replaceAll("$1***@");
+        return Redaction.redact(url);
     }
 
     /**

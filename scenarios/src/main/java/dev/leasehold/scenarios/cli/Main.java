@@ -5,6 +5,7 @@ import dev.leasehold.scenarios.bench.Bench;
 import dev.leasehold.scenarios.incidents.Scenarios;
 import dev.leasehold.scenarios.ops.InspectCommand;
 import dev.leasehold.scenarios.ops.RebaseCommand;
+import dev.leasehold.testkit.LocalH2;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -209,8 +210,22 @@ public final class Main implements Callable<Integer> {
         }
     }
 
-    /** Runs the program with {@code args}, printing to {@code out} and {@code err}; returns the exit code. */
-    public static int execute(String[] args, PrintStream out, PrintStream err) {
+    /**
+     * Runs the program with {@code args}, printing to {@code out} and {@code err} with every credential masked
+     * ({@link RedactingStream}); returns the exit code.
+     */
+    public static int execute(String[] args, PrintStream plainOut, PrintStream plainErr) {
+        PrintStream out = RedactingStream.over(plainOut);
+        PrintStream err = RedactingStream.over(plainErr);
+        try {
+            return run(args, out, err);
+        } finally {
+            out.flush();
+            err.flush();
+        }
+    }
+
+    private static int run(String[] args, PrintStream out, PrintStream err) {
         Main main = new Main(out);
         CommandLine cli = new CommandLine(main);
         cli.setOut(new PrintWriter(out, true));
@@ -234,6 +249,10 @@ public final class Main implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(execute(args, System.out, System.err));
+        // everything this JVM prints, the libraries' log lines included, is masked: set before anything logs
+        System.setOut(RedactingStream.over(System.out));
+        System.setErr(RedactingStream.over(System.err));
+        LocalH2.bindToLoopback(); // before H2 reads its system properties
+        System.exit(run(args, System.out, System.err));
     }
 }

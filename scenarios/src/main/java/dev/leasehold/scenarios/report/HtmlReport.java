@@ -1,6 +1,7 @@
 package dev.leasehold.scenarios.report;
 
 import dev.leasehold.scenarios.RunResult;
+import dev.leasehold.store.Redaction;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -39,7 +40,7 @@ public final class HtmlReport {
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        Files.writeString(file, render(results), StandardCharsets.UTF_8);
+        Files.writeString(file, Redaction.redact(render(results)), StandardCharsets.UTF_8);
     }
 
     static String render(List<RunResult> results) {

@@ -62,4 +62,25 @@ class DatabaseErrorsTest {
                 .isEqualTo("jdbc:sqlserver://h;user=u;password=***;db=x");
         assertThat(DatabaseErrors.redact("jdbc:postgresql://host/db")).isEqualTo("jdbc:postgresql://host/db");
     }
+
+    /**
+     * Issue 42: {@code bench} printed the driver's "No suitable driver found for jdbc:postgres://...password=..."
+     * as it was, and {@code --verbose} printed the stack trace's causes unmasked.
+     */
+    @Test
+    void benchAndVerboseStackTracesNeverPrintAPassword() {
+        Program bench = Program.run(
+                "bench", "fenced-write", "--quick", "--jdbc", "jdbc:postgres://db/app?user=app&password=S3cretPW");
+        assertThat(bench.exitCode()).as(bench.all()).isNotZero();
+        assertThat(bench.all()).as(bench.all()).doesNotContain("S3cretPW").contains("password=***");
+
+        Program verbose = Program.run(
+                "run",
+                "stale-leader",
+                "--verbose",
+                "--jdbc",
+                "jdbc:postgres://u:pa/S3cretPW@db/app?password1=S3cretPW");
+        assertThat(verbose.exitCode()).as(verbose.all()).isNotZero();
+        assertThat(verbose.all()).as(verbose.all()).doesNotContain("S3cretPW").contains("***");
+    }
 }
