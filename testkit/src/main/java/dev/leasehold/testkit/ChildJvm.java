@@ -2,6 +2,10 @@ package dev.leasehold.testkit;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -100,6 +104,49 @@ public final class ChildJvm {
                 .start();
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
             throw new IllegalStateException("kill " + signal + " " + pid + " failed");
+        }
+    }
+
+    /** What marks a command-line argument as the path of a secret's file ({@link #secretArgument}). */
+    public static final String SECRET_FILE = "@secret-file:";
+
+    /**
+     * Puts {@code secret} where only this user can read it, for a child's command line: a file of mode 0600 (created
+     * so, never readable by others for an instant), whose path is the argument. {@code ps} shows every local user the
+     * command lines of every process; a password there is public. The child reads it with
+     * {@link #readSecretArgument} (which deletes the file); the file is also deleted when this JVM exits.
+     *
+     * @param secret the secret, e.g. a database password
+     * @return the argument to pass instead of the secret
+     * @throws IOException if the file cannot be written
+     */
+    public static String secretArgument(String secret) throws IOException {
+        Path file = Files.createTempFile(
+                "leasehold-secret",
+                "",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        file.toFile().deleteOnExit();
+        Files.writeString(file, secret, StandardCharsets.UTF_8);
+        return SECRET_FILE + file;
+    }
+
+    /**
+     * In the child: the secret an argument made by {@link #secretArgument} stands for, read once (the file is deleted).
+     * Any other argument is returned as it is.
+     *
+     * @param argument the argument
+     * @return the secret, or the argument itself
+     * @throws IOException if the file cannot be read
+     */
+    public static String readSecretArgument(String argument) throws IOException {
+        if (argument == null || !argument.startsWith(SECRET_FILE)) {
+            return argument;
+        }
+        Path file = Path.of(argument.substring(SECRET_FILE.length()));
+        try {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        } finally {
+            Files.deleteIfExists(file);
         }
     }
 }

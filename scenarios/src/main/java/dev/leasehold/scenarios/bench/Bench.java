@@ -2,6 +2,7 @@ package dev.leasehold.scenarios.bench;
 
 import dev.leasehold.scenarios.cli.Env;
 import dev.leasehold.store.Redaction;
+import dev.leasehold.testkit.LockedPostgres;
 import dev.leasehold.testkit.NotRoot;
 import dev.leasehold.testkit.SimpleDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -74,10 +75,12 @@ public final class Bench {
                             } else if (pgUrl == null) {
                                 try {
                                     // production durability: zonky turns synchronous_commit off by default
-                                    embedded = EmbeddedPostgres.builder()
-                                            .setServerConfig("synchronous_commit", "on")
-                                            .setServerConfig("fsync", "on")
-                                            .start();
+                                    // only its random password lets anyone in (zonky's initdb trusts everyone)
+                                    embedded = LockedPostgres.start(
+                                            EmbeddedPostgres.builder()
+                                                    .setServerConfig("synchronous_commit", "on")
+                                                    .setServerConfig("fsync", "on"),
+                                            LockedPostgres.newPassword());
                                     dbs.add(db(embedded.getPostgresDatabase(), true));
                                 } catch (IOException | RuntimeException e) {
                                     notes.add("embedded PostgreSQL could not start (" + e.getMessage()

@@ -1,5 +1,8 @@
 package dev.leasehold.scenarios.chaos;
 
+import dev.leasehold.testkit.ChildJvm;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
@@ -77,13 +80,25 @@ public record ChildArgs(
         return new ChildArgs(zk, jdbcUrl, user, password, prefix, id, selector, path, resource, sessionMs, fenced);
     }
 
-    /** The command line, in the order {@link #parse} reads it. */
+    /**
+     * The command line, in the order {@link #parse} reads it. The password never stands on it (every local user can
+     * read a process's command line): it goes into a file only this user can read, named on the command line
+     * ({@link ChildJvm#secretArgument}), which the child deletes once read.
+     *
+     * @throws UncheckedIOException if the password's file cannot be written
+     */
     public List<String> toArgs() {
+        String secret;
+        try {
+            secret = password == null ? ABSENT : ChildJvm.secretArgument(password);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not write the database password for a child JVM", e);
+        }
         return List.of(
                 zk,
                 jdbcUrl,
                 user == null ? ABSENT : user,
-                password == null ? ABSENT : password,
+                secret,
                 prefix,
                 id,
                 Member.election(selector),
@@ -105,7 +120,7 @@ public record ChildArgs(
                 args[0],
                 args[1],
                 absentAsNull(args[2]),
-                absentAsNull(args[3]),
+                absentAsNull(secret(args[3])),
                 args[4],
                 args[5],
                 word(args[6], Member.election(true), Member.election(false)),
@@ -113,6 +128,14 @@ public record ChildArgs(
                 args[8],
                 Integer.parseInt(args[9]),
                 word(args[10], "fenced", "unfenced"));
+    }
+
+    private static String secret(String arg) {
+        try {
+            return ChildJvm.readSecretArgument(arg);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not read the database password the parent left", e);
+        }
     }
 
     private static String absentAsNull(String arg) {

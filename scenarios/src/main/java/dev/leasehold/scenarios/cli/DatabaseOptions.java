@@ -1,10 +1,16 @@
 package dev.leasehold.scenarios.cli;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
 /**
  * The database options every command that talks to a database takes ({@code run}, {@code bench}, {@code chaos},
- * {@code inspect}, {@code rebase}), as one picocli mixin: {@code --jdbc URL}, {@code --user}, {@code --password}. What
+ * {@code inspect}, {@code rebase}), as one picocli mixin: {@code --jdbc URL}, {@code --user}, {@code --password} or {@code --password-file FILE}
+ * (or {@value #PASSWORD_VARIABLE}). What
  * a command does without {@code --jdbc} is its own (an in-memory H2 for {@code run}, H2 over TCP for {@code chaos}, a
  * usage error for {@code rebase}) and is said in its description.
  *
@@ -22,8 +28,21 @@ public final class DatabaseOptions {
     @Option(names = "--user", description = "database user")
     private String user;
 
-    @Option(names = "--password", description = "database password")
+    @Option(
+            names = "--password",
+            description = "database password (every local user can read a command line: prefer --password-file or"
+                    + " LEASEHOLD_JDBC_PASSWORD)")
     private String password;
+
+    @Option(
+            names = "--password-file",
+            paramLabel = "FILE",
+            description = "read the database password from FILE (its first line); without --password and"
+                    + " --password-file, the environment variable LEASEHOLD_JDBC_PASSWORD is used when set")
+    private Path passwordFile;
+
+    /** The environment variable the password is taken from when neither option gives one. */
+    public static final String PASSWORD_VARIABLE = "LEASEHOLD_JDBC_PASSWORD";
 
     /** Creates empty options, for picocli to fill. */
     public DatabaseOptions() {}
@@ -38,9 +57,28 @@ public final class DatabaseOptions {
         return user;
     }
 
-    /** The {@code --password}, or null. */
+    /**
+     * The password: {@code --password}, else the first line of {@code --password-file}, else
+     * {@value #PASSWORD_VARIABLE}, else null.
+     *
+     * @throws EnvException if both options are given, or the file cannot be read
+     */
     public String password() {
-        return password;
+        if (password != null && passwordFile != null) {
+            throw new EnvException("give --password or --password-file, not both", null);
+        }
+        if (password != null) {
+            return password;
+        }
+        if (passwordFile != null) {
+            try (BufferedReader in = Files.newBufferedReader(passwordFile, StandardCharsets.UTF_8)) {
+                String line = in.readLine();
+                return line == null ? "" : line;
+            } catch (IOException e) {
+                throw new EnvException("--password-file: cannot read " + passwordFile + ": " + e.getMessage(), e);
+            }
+        }
+        return System.getenv(PASSWORD_VARIABLE);
     }
 
     /** These options, each one not given here taken from {@code parent} (a subcommand's over its parent's). */
@@ -49,6 +87,7 @@ public final class DatabaseOptions {
         merged.jdbc = jdbc != null ? jdbc : parent.jdbc;
         merged.user = user != null ? user : parent.user;
         merged.password = password != null ? password : parent.password;
+        merged.passwordFile = passwordFile != null ? passwordFile : parent.passwordFile;
         return merged;
     }
 }

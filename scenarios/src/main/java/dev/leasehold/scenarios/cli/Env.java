@@ -1,10 +1,11 @@
 package dev.leasehold.scenarios.cli;
 
+import dev.leasehold.testkit.LocalH2;
+import dev.leasehold.testkit.LockedPostgres;
 import dev.leasehold.testkit.SimpleDataSource;
 import dev.leasehold.testkit.TcpProxy;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
@@ -38,6 +39,7 @@ public final class Env implements AutoCloseable {
     public static final int SESSION_MS = 1_500;
 
     private static final int CONNECT_WAIT_SECONDS = 5;
+    private static final String H2_USER = "leasehold";
 
     private final PrintStream out;
     private final TestingServer embeddedZk;
@@ -90,8 +92,10 @@ public final class Env implements AutoCloseable {
         this.embeddedZk = embeddedZk;
         this.zkConnect = zkConnect;
         this.jdbcUrl = settings.jdbc();
-        this.user = settings.user();
-        this.password = settings.password();
+        // in-memory H2 gets a user and a random password of its own: its TCP server (for child JVMs) must let no
+        // other local process in
+        this.user = settings.jdbc() == null ? H2_USER : settings.user();
+        this.password = settings.jdbc() == null ? LockedPostgres.newPassword() : settings.password();
     }
 
     /**
@@ -209,39 +213,52 @@ public final class Env implements AutoCloseable {
             return new SimpleDataSource(jdbcUrl, user, password);
         }
         JdbcDataSource h2 = new JdbcDataSource();
-        h2.setURL("jdbc:h2:mem:" + id + "_" + runName.replaceAll("[^A-Za-z0-9]", "_")
-                + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000");
+        h2.setURL("jdbc:h2:mem:" + h2Name(runName) + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000");
+        h2.setUser(user); // the first connection makes it the database's administrator, with this password
+        h2.setPassword(password);
         synchronized (h2Databases) {
             h2Databases.add(h2);
         }
         return h2;
     }
 
-    /** The JDBC URL other processes use to reach the same database (H2 is served over TCP for them). */
+    /**
+     * The JDBC URL other processes use to reach the same database. In-memory H2 is served to them over TCP: the
+     * database is opened here first (so it exists, with its user and random password), and the server, on
+     * 127.0.0.1, opens no database that does not exist ({@link LocalH2}): no other local process can create one of
+     * its own there, nor enter this one without the password ({@link #user()}, {@link #password()}).
+     */
     public synchronized String jdbcUrlForChildren(String runName) {
         if (jdbcUrl != null) {
             return jdbcUrl;
         }
+        try (Connection c = dataSource(runName).getConnection()) {
+            c.isValid(CONNECT_WAIT_SECONDS); // the in-memory database now exists until this Env closes
+        } catch (SQLException e) {
+            throw new EnvException(
+                    "could not open the in-memory H2 database for child processes: " + e.getMessage(), e);
+        }
         if (h2TcpServer == null) {
             try {
-                int port;
-                try (ServerSocket probe = new ServerSocket(0)) { // closed before H2 binds the port it found
-                    port = probe.getLocalPort();
-                }
-                h2TcpServer = Server.createTcpServer("-tcpPort", String.valueOf(port), "-ifNotExists")
-                        .start();
-            } catch (IOException | SQLException e) {
+                h2TcpServer = LocalH2.tcpServer();
+            } catch (SQLException e) {
                 throw new EnvException("could not start H2's TCP server for child processes: " + e.getMessage(), e);
             }
         }
-        return "jdbc:h2:tcp://localhost:" + h2TcpServer.getPort() + "/mem:" + id + "_"
-                + runName.replaceAll("[^A-Za-z0-9]", "_") + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
+        return "jdbc:h2:tcp://127.0.0.1:" + h2TcpServer.getPort() + "/mem:" + h2Name(runName)
+                + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
     }
 
+    private String h2Name(String runName) {
+        return id + "_" + runName.replaceAll("[^A-Za-z0-9]", "_");
+    }
+
+    /** The database user: the one given, or in-memory H2's own. */
     public String user() {
         return user;
     }
 
+    /** The database password: the one given, or in-memory H2's random one (never printed). */
     public String password() {
         return password;
     }

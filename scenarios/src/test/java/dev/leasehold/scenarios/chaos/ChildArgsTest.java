@@ -3,6 +3,11 @@ package dev.leasehold.scenarios.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leasehold.testkit.ChildJvm;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** A child JVM reads back exactly what its parent wrote, and a bad argument list is refused with what was expected. */
@@ -24,6 +29,21 @@ class ChildArgsTest {
         }) {
             assertThat(ChildArgs.parse(args.toArgs().toArray(String[]::new))).isEqualTo(args);
         }
+    }
+
+    /**
+     * Issue 42: the password was copied into the child's command line, which {@code ps} shows every local user. It
+     * travels in a file only this user can read, which the child deletes once read.
+     */
+    @Test
+    void thePasswordNeverStandsOnTheCommandLine() throws Exception {
+        List<String> args = ARGS.withCredentials("user", "S3cretPW").toArgs();
+        assertThat(String.join(" ", args)).doesNotContain("S3cretPW");
+        Path file = Path.of(args.get(3).substring(ChildJvm.SECRET_FILE.length()));
+        assertThat(Files.getPosixFilePermissions(file))
+                .containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+        assertThat(ChildArgs.parse(args.toArray(String[]::new)).password()).isEqualTo("S3cretPW");
+        assertThat(file).as("read once, then gone").doesNotExist();
     }
 
     @Test

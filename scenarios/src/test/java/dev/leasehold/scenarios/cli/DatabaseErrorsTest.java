@@ -2,6 +2,7 @@ package dev.leasehold.scenarios.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -25,6 +26,26 @@ class DatabaseErrorsTest {
                 .startsWith("error: the database at " + url + " refused the credentials for user 'owner'")
                 .contains("check --user and --password")
                 .doesNotContain("cannot reach", "wrong");
+    }
+
+    /** Issue 42: a password can come from a file (or LEASEHOLD_JDBC_PASSWORD) instead of the command line. */
+    @Test
+    void aPasswordFileTakesThePlaceOfPassword(@TempDir Path dir) throws Exception {
+        String url = "jdbc:h2:file:" + dir.resolve("db").toAbsolutePath();
+        try (Connection c = DriverManager.getConnection(url, "owner", "right")) {
+            assertThat(c.isValid(5)).isTrue();
+        }
+        Path right = Files.writeString(dir.resolve("right.txt"), "right\n");
+        Path wrong = Files.writeString(dir.resolve("wrong.txt"), "wrong\n");
+        Program refused = Program.run("inspect", "--jdbc", url, "--user", "owner", "--password-file", wrong.toString());
+        assertThat(refused.err()).as(refused.all()).contains("refused the credentials");
+        Program accepted =
+                Program.run("inspect", "--jdbc", url, "--user", "owner", "--password-file", right.toString());
+        assertThat(accepted.err()).as(accepted.all()).doesNotContain("refused the credentials");
+        Program both = Program.run(
+                "inspect", "--jdbc", url, "--user", "owner", "--password", "x", "--password-file", right.toString());
+        assertThat(both.exitCode()).as(both.all()).isEqualTo(2);
+        assertThat(both.err()).as(both.all()).contains("not both");
     }
 
     @Test

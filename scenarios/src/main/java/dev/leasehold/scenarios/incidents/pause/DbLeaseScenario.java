@@ -10,6 +10,7 @@ import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StoreConfig;
 import dev.leasehold.testkit.HistoryChecker;
 import dev.leasehold.testkit.HistoryTable;
+import dev.leasehold.testkit.LockedPostgres;
 import dev.leasehold.testkit.NotRoot;
 import dev.leasehold.testkit.SimpleDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -78,7 +79,8 @@ public final class DbLeaseScenario implements Scenario {
                             + " unprivileged user)");
             return null;
         }
-        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start();
+        try (EmbeddedPostgres postgres =
+                        LockedPostgres.start(EmbeddedPostgres.builder(), LockedPostgres.newPassword());
                 TransactionPooling pooler = new TransactionPooling(postgres.getPostgresDatabase(), 2)) {
             return new AdvisoryLockRun(env, standIn() + " on an embedded PostgreSQL 17").run(pooler);
         }
