@@ -108,7 +108,9 @@ record ElectionSnapshot(String path, List<Participant> participants, List<Electi
                 .append(" participant")
                 .append(participants.size() == 1 ? "" : "s")
                 .append(", leader ")
-                .append(leader().map(Participant::participantId).orElse("none"))
+                .append(leader().map(Participant::participantId)
+                        .map(Printable::escape)
+                        .orElse("none"))
                 .append('\n');
         if (participants.isEmpty()) {
             if (!below.isEmpty()) {
@@ -122,7 +124,10 @@ record ElectionSnapshot(String path, List<Participant> participants, List<Electi
                             .append(" participant")
                             .append(n == 1 ? "" : "s")
                             .append(", leader ")
-                            .append(e.leader().map(Participant::participantId).orElse("none"))
+                            .append(e.leader()
+                                    .map(Participant::participantId)
+                                    .map(Printable::escape)
+                                    .orElse("none"))
                             .append(")\n");
                 }
             }
@@ -133,11 +138,11 @@ record ElectionSnapshot(String path, List<Participant> participants, List<Electi
         for (int i = 0; i < participants.size(); i++) {
             Participant p = participants.get(i);
             String role = watched(i)
-                    .map(w -> "follower, watches " + w.node() + " (" + w.participantId() + ")")
+                    .map(w -> "follower, watches " + w.node() + " (" + Printable.escape(w.participantId()) + ")")
                     .orElse("LEADER");
             out.append(String.format(
                     "  %-3d %-20s %-14d %-20s %s%n",
-                    i, p.participantId(), p.czxid(), "0x" + Long.toHexString(p.sessionId()), role));
+                    i, Printable.escape(p.participantId()), p.czxid(), "0x" + Long.toHexString(p.sessionId()), role));
             out.append("      node ").append(p.node()).append('\n');
         }
         return out.toString();

@@ -18,7 +18,7 @@ final class Json {
                 case '\r' -> out.append("\\r");
                 case '\t' -> out.append("\\t");
                 default -> {
-                    if (c < 0x20) {
+                    if (Character.isISOControl(c)) {
                         out.append(String.format("\\u%04x", (int) c));
                     } else {
                         out.append(c);

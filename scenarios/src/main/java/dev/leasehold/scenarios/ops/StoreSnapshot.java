@@ -87,7 +87,7 @@ record StoreSnapshot(
         StringBuilder out = new StringBuilder();
         if (resource.isPresent()) {
             out.append("fence ")
-                    .append(resource.get())
+                    .append(Printable.escape(resource.get()))
                     .append(": ")
                     .append(
                             marks.isEmpty()
@@ -107,9 +107,11 @@ record StoreSnapshot(
                                         change.kind().name().toLowerCase(java.util.Locale.ROOT),
                                         change.token(),
                                         previous(change.previousToken()),
-                                        change.holder().map(h -> "by " + h).orElse("")
+                                        change.holder()
+                                                        .map(h -> "by " + Printable.escape(h))
+                                                        .orElse("")
                                                 + change.reason()
-                                                        .map(r -> ": " + r)
+                                                        .map(r -> ": " + Printable.escape(r))
                                                         .orElse(""))
                                 .stripTrailing())
                         .append('\n');
@@ -118,7 +120,8 @@ record StoreSnapshot(
             out.append("fence marks: ").append(marks.size()).append('\n');
             for (Mark mark : marks) {
                 out.append(String.format(
-                        "  %-30s %-14d last write %s%n", mark.resource(), mark.token(), mark.updatedAt()));
+                        "  %-30s %-14d last write %s%n",
+                        Printable.escape(mark.resource()), mark.token(), mark.updatedAt()));
             }
         }
         out.append(String.format(
@@ -141,9 +144,9 @@ record StoreSnapshot(
         for (Running run : slots) {
             out.append(String.format(
                     "  %-20s %s  %-16s fence %d  lease until %s%s%n",
-                    run.job(),
+                    Printable.escape(run.job()),
                     run.slot(),
-                    run.runner(),
+                    Printable.escape(run.runner()),
                     run.fence(),
                     run.leaseUntil(),
                     run.expired() ? "  EXPIRED" : ""));

@@ -163,6 +163,33 @@ class OpsCommandsTest {
         assertThat(help.out()).contains("--jdbc=URL", "--user", "--password");
     }
 
+    /**
+     * Issue 42: a resource written before names were checked at the door (or by hand) printed raw, so a line break
+     * forged a line of the output and an escape sequence reached the operator's terminal.
+     */
+    @Test
+    void inspectEscapesControlCharactersInWhatItReads() throws Exception {
+        String url = "jdbc:h2:mem:ops-inspect-escapes;DB_CLOSE_DELAY=-1";
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL(url);
+        FencedSchema.install(ds);
+        try (java.sql.Connection c = ds.getConnection();
+                java.sql.PreparedStatement p = c.prepareStatement(
+                        "INSERT INTO leasehold_fence (resource, token, updated_at) VALUES (?, 7, CURRENT_TIMESTAMP)")) {
+            p.setString(1, "ledger\nfence ledger: mark 999999\u001b]0;owned\u0007");
+            p.executeUpdate();
+        }
+        Run run = Run.of("inspect", "--jdbc", url);
+        assertThat(run.exitCode()).as(run.all()).isZero();
+        assertThat(run.out())
+                .as(run.all())
+                .doesNotContain("\u001b", "\u0007")
+                .contains("ledger\\nfence ledger: mark 999999\\u001b]0;owned\\u0007");
+        assertThat(run.out().lines()).noneMatch(line -> line.startsWith("fence ledger"));
+        Run json = Run.of("inspect", "--jdbc", url, "--json");
+        assertThat(json.out()).as(json.all()).doesNotContain("\u001b");
+    }
+
     @Test
     void inspectAndRebaseOnH2() {
         String url = "jdbc:h2:mem:ops-inspect;DB_CLOSE_DELAY=-1";
