@@ -9,7 +9,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One election's statements on its lease row, each on a connection of its own ({@link LeaseJdbc}), with a query
- * timeout of the renew deadline (whole seconds, at least 1).
+ * timeout of the renew deadline (whole seconds, at least 1). The row names this election instance, not only its
+ * holder id: the configured id plus a random suffix made once per instance ({@link HolderIds}), so two processes
+ * configured with one id never renew or release each other's grant, even of one generation.
  *
  * <p>Thread-safety: thread-safe; {@link #take} is called from the election's loop thread only.
  */
@@ -19,13 +21,20 @@ final class LeaseRows {
 
     private final LeaseJdbc jdbc;
     private final String name;
+    /** The holder id as configured: what users see. */
+    private final String holder;
+    /** The holder as stored: the configured id plus a suffix of this election instance's own ({@link HolderIds}). */
+    private final String stored;
+
     private final int timeoutSeconds;
     /** Whether the row exists (then a take is one UPDATE); the loop thread's only. */
     private boolean rowSeen;
 
-    LeaseRows(DataSource dataSource, StoreConfig config, String name, LeaseTiming timing) {
+    LeaseRows(DataSource dataSource, StoreConfig config, String name, String holder, LeaseTiming timing) {
         this.jdbc = new LeaseJdbc(dataSource, config, log);
         this.name = name;
+        this.holder = holder;
+        this.stored = HolderIds.unique(holder);
         this.timeoutSeconds = (int) Math.max(1, (timing.renewDeadline().toMillis() + 999) / 1000);
     }
 
@@ -34,37 +43,42 @@ final class LeaseRows {
      *
      * @return the new grant's generation, or empty if someone else holds it
      */
-    OptionalLong take(String holder, long leaseMillis) {
+    OptionalLong take(long leaseMillis) {
         // at the election's first statement: a WARN if a failover can lose its grants
         jdbc.checkDurabilityOnce("lease election '" + name + "'");
         return jdbc.run("taking lease '" + name + "' for '" + holder + "'", (sql, c) -> {
-            OptionalLong taken = sql.take(c, name, holder, leaseMillis, timeoutSeconds);
+            OptionalLong taken = sql.take(c, name, stored, leaseMillis, timeoutSeconds);
             if (taken.isPresent() || rowSeen) {
                 rowSeen = true;
                 return taken;
             }
-            boolean created = sql.create(c, name, holder, leaseMillis, timeoutSeconds);
+            boolean created = sql.create(c, name, stored, leaseMillis, timeoutSeconds);
             rowSeen = true;
             return created ? OptionalLong.of(1) : OptionalLong.empty();
         });
     }
 
     /** @return whether the grant was still current and now runs for another lease duration */
-    boolean renew(String holder, long token, long leaseMillis) {
+    boolean renew(long token, long leaseMillis) {
         return jdbc.run(
                 "renewing lease '" + name + "' (holder '" + holder + "', token " + token + ")",
-                (sql, c) -> sql.renew(c, name, holder, token, leaseMillis, timeoutSeconds));
+                (sql, c) -> sql.renew(c, name, stored, token, leaseMillis, timeoutSeconds));
     }
 
     /** @return whether the grant was still current and has now ended */
-    boolean release(String holder, long token) {
+    boolean release(long token) {
         return jdbc.run(
                 "releasing lease '" + name + "' (holder '" + holder + "', token " + token + ")",
-                (sql, c) -> sql.release(c, name, holder, token, timeoutSeconds));
+                (sql, c) -> sql.release(c, name, stored, token, timeoutSeconds));
     }
 
     Optional<LeaseHolder> read() {
         return jdbc.run("reading lease '" + name + "'", (sql, c) -> sql.read(c, name, timeoutSeconds))
-                .map(row -> new LeaseHolder(row.holder(), row.generation(), row.leaseUntil()));
+                .map(row -> new LeaseHolder(shown(row.holder()), row.generation(), row.leaseUntil()));
+    }
+
+    /** The id a user gave: this election's own, or another's without its suffix. */
+    private String shown(String storedHolder) {
+        return stored.equals(storedHolder) ? holder : HolderIds.shown(storedHolder);
     }
 }
