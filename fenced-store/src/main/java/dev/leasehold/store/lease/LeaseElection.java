@@ -43,8 +43,12 @@ import org.slf4j.LoggerFactory;
  * mutual exclusion: a holder paused between a check and a write can still write late. Fence every write with the
  * token, at the resource.
  *
- * <p>Two elections with the same holder id do not share a grant: a take needs an ended lease, and a renew the exact
- * generation, so the second waits like any follower. Never delete a lease row: its generation is the history of the
+ * <p>Two elections with the same holder id do not share a grant, in one process or two: the row stores the holder id
+ * plus a random suffix made once per election instance ({@code #} and 16 hex digits; {@link #currentHolder()}, logs
+ * and {@link #holder()} show the id as configured). A take needs an ended lease, and a renew or a release this
+ * instance's exact grant (stored holder and generation), so the second waits like any follower, and even a generation
+ * granted twice (a failover that lost a take, see below) has one holder that can renew it. A holder id longer than 183
+ * characters is cut to 183 in the row before the suffix. Never delete a lease row: its generation is the history of the
  * tokens; a new row would start again at 1, below the marks the fence has seen.
  *
  * <p>Threads: one loop thread (takes, renews, releases) and one event thread (listener calls in order, the deadline
@@ -92,8 +96,8 @@ public final class LeaseElection implements AutoCloseable {
      * @param dataSource where the lease table is; any pool (auto-commit on or off)
      * @param name       the election's name: one lease row; non-blank, at most 200 characters, no blanks at either end,
      *                   no control characters
-     * @param holder     this participant's id, unique per election instance (see {@link #defaultHolder()}); same rules
-     *                   as {@code name}
+     * @param holder     this participant's id (see {@link #defaultHolder()}); same rules as {@code name}; two
+     *                   elections with one id are still two participants
      * @param timing     the lease's timing, see {@link LeaseTiming}
      * @param listener   told of grants and losses, on the election's event thread
      * @throws IllegalArgumentException if an argument is null or breaks the rules above; nothing is written then
@@ -109,8 +113,8 @@ public final class LeaseElection implements AutoCloseable {
      * @param dataSource where the lease table is; any pool (auto-commit on or off)
      * @param name       the election's name: one lease row; non-blank, at most 200 characters, no blanks at either end,
      *                   no control characters
-     * @param holder     this participant's id, unique per election instance (see {@link #defaultHolder()}); same rules
-     *                   as {@code name}
+     * @param holder     this participant's id (see {@link #defaultHolder()}); same rules as {@code name}; two
+     *                   elections with one id are still two participants
      * @param timing     the lease's timing, see {@link LeaseTiming}
      * @param listener   told of grants and losses, on the election's event thread
      * @param config     the table prefix and, if forced, the dialect (its other settings do not apply to leases)
@@ -140,11 +144,11 @@ public final class LeaseElection implements AutoCloseable {
         }
         this.timing = timing;
         this.who = name + "/" + holder;
-        this.rows = new LeaseRows(dataSource, config, name, timing);
+        this.rows = new LeaseRows(dataSource, config, name, holder, timing);
         this.events = new LeaseEvents(who, "leasehold-lease-events[" + who + "]");
         this.events.add(listener);
         this.leadership = new Leadership(events, timing, this::afterLoss);
-        this.loop = new LeaseLoop(who, holder, rows, leadership, timing, "leasehold-lease[" + who + "]");
+        this.loop = new LeaseLoop(who, rows, leadership, timing, "leasehold-lease[" + who + "]");
     }
 
     /**

@@ -27,7 +27,6 @@ final class LeaseLoop {
     private static final Logger log = LoggerFactory.getLogger(LeaseElection.class);
 
     private final String who;
-    private final String holder;
     private final LeaseRows rows;
     private final Leadership leadership;
     private final long leaseMillis;
@@ -41,9 +40,8 @@ final class LeaseLoop {
     /** Consecutive failed statements, to log the first at WARN and the rest at DEBUG. Loop thread only. */
     private int failures;
 
-    LeaseLoop(String who, String holder, LeaseRows rows, Leadership leadership, LeaseTiming timing, String threadName) {
+    LeaseLoop(String who, LeaseRows rows, Leadership leadership, LeaseTiming timing, String threadName) {
         this.who = who;
-        this.holder = holder;
         this.rows = rows;
         this.leadership = leadership;
         this.leaseMillis = timing.leaseDuration().toMillis();
@@ -129,7 +127,7 @@ final class LeaseLoop {
     private void take(long start) {
         OptionalLong taken;
         try {
-            taken = rows.take(holder, leaseMillis);
+            taken = rows.take(leaseMillis);
             failures = 0;
         } catch (StoreException e) {
             failed("a take", e);
@@ -161,7 +159,7 @@ final class LeaseLoop {
         }
         boolean current;
         try {
-            current = rows.renew(holder, g.token(), leaseMillis);
+            current = rows.renew(g.token(), leaseMillis);
             failures = 0;
         } catch (StoreException e) {
             failed("a renew of token " + g.token(), e);
@@ -180,7 +178,7 @@ final class LeaseLoop {
 
     private void releaseNow(long token) {
         try {
-            boolean released = rows.release(holder, token);
+            boolean released = rows.release(token);
             log.info("[{}] token {}: {}", who, token, released ? "released the lease" : "nothing to release");
         } catch (StoreException e) {
             log.warn("[{}] token {}: the release failed; the lease ends on its own: {}", who, token, e.getMessage());
