@@ -174,6 +174,7 @@ public final class FencedMutex implements Closeable {
             if (waitNanos < 0) {
                 mutex.acquire();
             } else if (!mutex.acquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                nodes.takeCreated(); // Curator deleted that node: forget it
                 return Optional.empty();
             }
             Hold hold = grant(me, lossesBefore);
