@@ -49,14 +49,19 @@ public final class FencedMutex implements Closeable {
 
     private static final Logger log = LoggerFactory.getLogger(FencedMutex.class);
 
-    /** A thread's hold. The token and owner never change; {@code count} is touched by the owner only. */
+    /**
+     * A thread's hold: its token and the Curator mutex that granted it. Nothing changes but {@code count} (touched by
+     * the owner only) and {@code lostBy}.
+     */
     private static final class Hold {
         final FencingToken token;
+        final InterProcessMutex curator;
         int count = 1;
         volatile LossCause lostBy;
 
-        Hold(FencingToken token) {
+        Hold(FencingToken token, InterProcessMutex curator) {
             this.token = token;
+            this.curator = curator;
         }
     }
 
@@ -64,7 +69,6 @@ public final class FencedMutex implements Closeable {
     private final String path;
     private final String participantId;
     private final MutexNodes nodes;
-    private final InterProcessMutex mutex;
     private final MutexListeners listeners;
     private final ProgressWatch progress = new ProgressWatch(this::onStalled);
 
@@ -74,6 +78,9 @@ public final class FencedMutex implements Closeable {
     private final AtomicReference<Hold> live = new AtomicReference<>();
     /** Connection losses seen (SUSPENDED as an error, LOST): a grant that raced one proves its node by a read. */
     private final AtomicLong losses = new AtomicLong();
+
+    /** Full paths of released nodes whose delete failed (ZooKeeper unreachable): deleted again at RECONNECTED. */
+    private final java.util.Set<String> undeleted = ConcurrentHashMap.newKeySet();
 
     private volatile LossCause lastLoss = LossCause.SUSPENDED;
     private final AtomicBoolean listening = new AtomicBoolean();
@@ -108,7 +115,6 @@ public final class FencedMutex implements Closeable {
         this.path = ElectionNodes.requireElectionPath(path, "path");
         this.participantId = ElectionNodes.requireText(participantId, "participantId");
         this.nodes = new MutexNodes(participantId);
-        this.mutex = new InterProcessMutex(client, path, nodes);
         this.listeners = new MutexListeners(participantId);
     }
 
@@ -171,13 +177,16 @@ public final class FencedMutex implements Closeable {
         long deadline = System.nanoTime() + waitNanos;
         while (true) {
             long lossesBefore = losses.get();
+            // One Curator mutex per hold (cheap: no I/O): a hold whose node cannot be deleted now (ZooKeeper
+            // unreachable) drops its mutex instead of blocking in Curator's release (see releaseCurator).
+            InterProcessMutex curator = new InterProcessMutex(client, path, nodes);
             if (waitNanos < 0) {
-                mutex.acquire();
-            } else if (!mutex.acquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                curator.acquire();
+            } else if (!curator.acquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                 nodes.takeCreated(); // Curator deleted that node: forget it
                 return Optional.empty();
             }
-            Hold hold = grant(me, lossesBefore);
+            Hold hold = grant(me, curator, lossesBefore);
             if (hold != null) {
                 return Optional.of(hold.token);
             }
@@ -191,10 +200,10 @@ public final class FencedMutex implements Closeable {
      * On the acquiring thread, Curator has just granted: make its node's token this thread's hold, or give the node
      * up (it was not ours: of an older session) and return {@code null} so that the caller queues again.
      */
-    private Hold grant(Thread me, long lossesBefore) throws Exception {
+    private Hold grant(Thread me, InterProcessMutex curator, long lossesBefore) throws Exception {
         MutexNodes.Created created = nodes.takeCreated();
         if (closed.get() || created == null) {
-            releaseCurator(null, "not granted");
+            releaseCurator(curator, null, "not granted");
             throw new IllegalStateException("[" + participantId + "] "
                     + (closed.get()
                             ? "closed while acquire() waited on " + path + "; the node was released"
@@ -206,15 +215,15 @@ public final class FencedMutex implements Closeable {
             // A connection loss while waiting: read the node's Stat, proving it still exists in our session.
             verdict = nodes.token(client, created, lossesChecked != lossesBefore);
         } catch (Exception e) {
-            releaseCurator(null, "could not read the node");
+            releaseCurator(curator, null, "could not read the node");
             throw e;
         }
         if (!verdict.isGranted()) {
             log.info("[{}] Curator granted {}, but {}; queueing again", participantId, path, verdict.refusal());
-            releaseCurator(null, "not ours");
+            releaseCurator(curator, null, "not ours");
             return null;
         }
-        Hold hold = new Hold(verdict.token());
+        Hold hold = new Hold(verdict.token(), curator);
         holds.put(me, hold);
         Hold previous = live.getAndSet(hold);
         if (previous != null) { // its loss was not seen yet: its node must be gone, or we would not hold
@@ -229,7 +238,7 @@ public final class FencedMutex implements Closeable {
             holds.remove(me);
             live.compareAndSet(hold, null);
             progress.notLeading(hold.token);
-            releaseCurator(hold, "closed");
+            releaseCurator(hold.curator, hold, "closed");
             throw new IllegalStateException("[" + participantId + "] closed while acquire() waited on " + path);
         }
         log.debug(
@@ -263,7 +272,7 @@ public final class FencedMutex implements Closeable {
         holds.remove(me);
         boolean wasLive = live.compareAndSet(hold, null);
         progress.notLeading(hold.token);
-        releaseCurator(hold, wasLive ? "released" : "released after its loss (" + hold.lostBy + ")");
+        releaseCurator(hold.curator, hold, wasLive ? "released" : "released after its loss (" + hold.lostBy + ")");
     }
 
     /**
@@ -380,12 +389,12 @@ public final class FencedMutex implements Closeable {
             if (live.compareAndSet(current, null)) {
                 ended(current, LossCause.CLOSED, "closed");
                 if (current != mine) {
-                    nodes.deleteInBackground(client, current.token);
+                    nodes.deleteInBackground(client, current.token.path(), () -> {});
                 }
             }
         }
         if (mine != null) {
-            releaseCurator(mine, "closed");
+            releaseCurator(mine.curator, mine, "closed");
         }
         listeners.close();
     }
@@ -418,6 +427,12 @@ public final class FencedMutex implements Closeable {
 
     /** On a Curator thread: must not block. */
     private void onConnectionStateChanged(ConnectionState state) {
+        if (state == ConnectionState.RECONNECTED) {
+            for (String node : undeleted) { // CURATOR-678: a node released while unreachable must not block the lock
+                nodes.deleteInBackground(client, node, () -> undeleted.remove(node));
+            }
+            return;
+        }
         LossCause cause = state == ConnectionState.LOST
                 ? LossCause.LOST
                 : state == ConnectionState.SUSPENDED && ElectionNodes.suspendedIsError(client)
@@ -440,7 +455,7 @@ public final class FencedMutex implements Closeable {
         if (current != null
                 && current.token == token
                 && lose(current, LossCause.STALLED, "no progress() for " + idle.toMillis() + " ms")) {
-            nodes.deleteInBackground(client, token);
+            nodes.deleteInBackground(client, token.path(), () -> {});
         }
     }
 
@@ -462,25 +477,49 @@ public final class FencedMutex implements Closeable {
         }
     }
 
-    /** Releases Curator's hold of the calling thread; a ZooKeeper failure is logged (the delete is guaranteed). */
-    private void releaseCurator(Hold hold, String why) {
+    /**
+     * Releases Curator's hold of the calling thread. While ZooKeeper is unreachable, Curator's release would block in
+     * its retry loop (and then throw, CURATOR-678): a hold's Curator mutex is then dropped (it is used for no other
+     * hold) and its node deleted in the background, again at RECONNECTED, so that it never blocks the lock. A failure
+     * is logged, not thrown.
+     */
+    private void releaseCurator(InterProcessMutex curator, Hold hold, String why) {
+        if (hold != null && !ElectionNodes.isConnected(client)) {
+            String node = hold.token.path();
+            undeleted.add(node);
+            nodes.deleteInBackground(client, node, () -> undeleted.remove(node));
+            log.info(
+                    "[{}] token {} {} while ZooKeeper is unreachable: its node {} is deleted once it is reachable, or"
+                            + " goes with the session",
+                    participantId,
+                    hold.token.value(),
+                    why,
+                    node);
+            return;
+        }
         try {
-            mutex.release();
+            curator.release();
             if (hold != null) {
                 log.debug("[{}] token {} {}", participantId, hold.token.value(), why);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            logReleaseFailure(hold, why, e);
+            releaseFailed(hold, why, e);
         } catch (Exception e) {
-            logReleaseFailure(hold, why, e);
+            releaseFailed(hold, why, e);
         }
     }
 
-    private void logReleaseFailure(Hold hold, String why, Exception e) {
+    private void releaseFailed(Hold hold, String why, Exception e) {
+        if (hold != null) {
+            undeleted.add(hold.token.path());
+            if (ElectionNodes.isConnected(client)) { // connected again already: no RECONNECTED to wait for
+                nodes.deleteInBackground(client, hold.token.path(), () -> undeleted.remove(hold.token.path()));
+            }
+        }
         log.warn(
-                "[{}] could not delete the lock node of {} ({}, token {}) now; Curator retries the delete in the"
-                        + " background, and the node goes with the session anyway",
+                "[{}] could not delete the lock node of {} ({}, token {}) now; it is deleted once ZooKeeper is"
+                        + " reachable again, or goes with the session",
                 participantId,
                 path,
                 why,

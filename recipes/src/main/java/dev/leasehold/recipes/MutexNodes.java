@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.StandardLockInternalsDriver;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,29 +77,31 @@ final class MutexNodes extends StandardLockInternalsDriver {
     }
 
     /**
-     * Never blocks. Deletes the node of a hold that ended without its holder (a stall, a close from another thread)
-     * in the background, guaranteed, so that the next waiter is granted even while the holder's work still runs.
-     * Curator's own delete, when the holder releases, then finds no node, which it ignores.
+     * Never blocks. Deletes a node in the background, guaranteed: the node of a hold that ended without its holder (a
+     * stall, a close from another thread), so that the next waiter is granted even while the holder's work still runs
+     * (Curator's own delete, when the holder releases, then finds no node, which it ignores); or a node whose release
+     * failed while ZooKeeper was unreachable. {@code deleted} runs once the node is gone (deleted or not found).
+     *
+     * @param fullPath the node's full path (with the client's namespace)
      */
-    void deleteInBackground(CuratorFramework client, FencingToken token) {
+    void deleteInBackground(CuratorFramework client, String fullPath, Runnable deleted) {
         try {
             client.usingNamespace(null)
                     .delete()
                     .guaranteed()
-                    .inBackground((c, event) -> log.debug(
-                            "[{}] node {} of token {} deleted: {}",
-                            participantId,
-                            event.getPath(),
-                            token.value(),
-                            event.getResultCode()))
-                    .forPath(token.path());
+                    .inBackground((c, event) -> {
+                        log.debug("[{}] node {} deleted: {}", participantId, event.getPath(), event.getResultCode());
+                        if (event.getResultCode() == KeeperException.Code.OK.intValue()
+                                || event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+                            deleted.run();
+                        }
+                    })
+                    .forPath(fullPath);
         } catch (Exception e) {
             log.warn(
-                    "[{}] could not delete the node {} of token {}; it goes when the holder releases or the session"
-                            + " ends",
+                    "[{}] could not delete the node {}; it goes when the holder releases or the session ends",
                     participantId,
-                    token.path(),
-                    token.value(),
+                    fullPath,
                     e);
         }
     }

@@ -140,6 +140,33 @@ class MutexLossTest extends ZkTestCase {
         assertThat(seen.recorder.isEmpty()).as("a release is not a loss").isTrue();
     }
 
+    /**
+     * CURATOR-678: a release while ZooKeeper is unreachable. Timeline: a holds; the server stops (SUSPENDED); a releases
+     * while it is down: no exception; the server comes back within the session and a's node is deleted then, so b is
+     * granted (with a higher token) instead of queueing for ever behind a node nobody holds.
+     */
+    @Test
+    void aReleaseWhileZooKeeperIsDownDeletesTheNodeOnceItIsBack() throws Exception {
+        CuratorFramework a = longClient(server.getConnectString());
+        FencedMutex mutex = closeLater(new FencedMutex(a, PATH, "a"));
+        Seen seen = listen(mutex);
+        FencingToken token = mutex.acquire();
+
+        server.stop();
+        assertThat(seen.recorder.next().cause()).isEqualTo(LossCause.SUSPENDED);
+        mutex.release(); // Curator's delete fails: logged, not thrown
+
+        assertThat(mutex.isOwnedByCurrentThread()).isFalse();
+        assertThatThrownBy(mutex::release).isInstanceOf(IllegalMonitorStateException.class);
+        server.restart();
+        Zk.awaitDeleted(observer, token.path());
+        FencedMutex b = closeLater(new FencedMutex(longClient(server.getConnectString()), PATH, "b"));
+        Optional<FencingToken> tB = b.acquire(Zk.WAIT);
+        assertThat(tB).isPresent();
+        assertThat(tB.get().value()).isGreaterThan(token.value());
+        b.release();
+    }
+
     /** With SessionConnectionStateErrorPolicy a SUSPENDED connection keeps the hold; the session's loss ends it. */
     @Test
     void theSessionErrorPolicyKeepsTheHoldWhileSuspended() throws Exception {

@@ -75,8 +75,10 @@ class MutexTokenHistoryTest extends ZkTestCase {
         }
         try (TestingCluster cluster = new TestingCluster(specs)) {
             cluster.start();
-            try (CuratorFramework a = Zk.started(Zk.builder(cluster.getConnectString()).sessionTimeoutMs(4_000));
-                    CuratorFramework b = Zk.started(Zk.builder(cluster.getConnectString()).sessionTimeoutMs(4_000));
+            try (CuratorFramework a =
+                            Zk.started(Zk.builder(cluster.getConnectString()).sessionTimeoutMs(4_000));
+                    CuratorFramework b =
+                            Zk.started(Zk.builder(cluster.getConnectString()).sessionTimeoutMs(4_000));
                     CuratorFramework watcher = Zk.client(cluster.getConnectString());
                     FencedMutex mutexA = new FencedMutex(a, PATH, "a");
                     MutexHolder holderB = new MutexHolder(new FencedMutex(b, PATH, "b"))) {
