@@ -167,6 +167,35 @@ class MutexLossTest extends ZkTestCase {
         b.release();
     }
 
+    /**
+     * Timeline: thread a holds; the session expires (a's hold LOST, a does not release yet); thread b of the same
+     * process is granted once the server drops a's node. On a's thread, currentToken() stays empty: a thread whose hold
+     * was lost is never answered with another thread's (higher) token, which would let its late writes through.
+     */
+    @Test
+    void aThreadWhoseHoldWasLostNeverSeesAnotherThreadsToken() throws Exception {
+        CuratorFramework client = closeLater(Zk.client(server.getConnectString()));
+        FencedMutex mutex = closeLater(new FencedMutex(client, PATH, "shared"));
+        Seen seen = listen(mutex);
+        FencingToken tA = mutex.acquire();
+        client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+        assertThat(seen.recorder.next().cause()).isEqualTo(LossCause.LOST);
+
+        MutexHolder b = closeLater(new MutexHolder(mutex));
+        FencingToken tB = b.acquired(); // once the server expired the old session and dropped a's node
+
+        assertThat(tB.value()).isGreaterThan(tA.value());
+        assertThat(b.onThread(mutex::currentToken)).contains(tB);
+        assertThat(mutex.currentToken()).as("on a's thread").isEmpty();
+        assertThat(mutex.isOwnedByCurrentThread()).isFalse();
+        assertThat(mutex.isAcquiredInThisProcess()).isTrue();
+        mutex.release();
+        assertThat(b.onThread(mutex::currentToken))
+                .as("a's release leaves b's hold alone")
+                .contains(tB);
+        b.release();
+    }
+
     /** With SessionConnectionStateErrorPolicy a SUSPENDED connection keeps the hold; the session's loss ends it. */
     @Test
     void theSessionErrorPolicyKeepsTheHoldWhileSuspended() throws Exception {
