@@ -46,6 +46,24 @@ class FencedMutexTest extends ZkTestCase {
         assertThat(mutex.isOwnedByCurrentThread()).isFalse();
     }
 
+    /** With a namespaced client the token's path is the node's full path, and a stalled hold's node is found by it. */
+    @Test
+    void aNamespacedClientsTokenNamesTheFullPath() throws Exception {
+        var client = closeLater(Zk.client(server.getConnectString())).usingNamespace("ns");
+        FencedMutex mutex = closeLater(new FencedMutex(client, PATH, "a"));
+        mutex.setProgressDeadline(Duration.ofMillis(200));
+        LossRecorder losses = new LossRecorder();
+        mutex.addLossListener(losses, Runnable::run);
+
+        FencingToken token = mutex.acquire();
+
+        assertThat(token.path()).startsWith("/ns" + PATH + "/");
+        assertThat(token.value()).isEqualTo(Zk.czxid(observer, token.path()));
+        assertThat(losses.next().cause()).isEqualTo(LossCause.STALLED); // no progress(): the node is deleted
+        Zk.awaitDeleted(observer, token.path());
+        mutex.release();
+    }
+
     @Test
     void tokensRiseAcrossHoldersAndProcesses() throws Exception {
         MutexHolder a = holder("a");
