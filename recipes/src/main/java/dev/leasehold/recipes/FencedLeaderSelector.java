@@ -155,9 +155,19 @@ public final class FencedLeaderSelector implements Closeable {
         this.listener = ElectionNodes.requireArgument(listener, "listener");
         this.closeWait = ElectionNodes.requireCloseWait(closeWait);
         ThreadFactory threads = ElectionNodes.namedDaemon("leasehold-selector-" + participantId);
+        // After close() shut the pool down, Curator's next attempt is dropped, never thrown back at Curator: an
+        // auto-requeued LeaderSelector (Curator 5.7 and later) queues again inside its task *before* it releases the
+        // mutex, so an exception from that submit skipped the release and left the closed leader's node in place for
+        // as long as the client's session lived: no other participant could lead (issue 41, item 6).
         this.leaderThreads =
                 new ThreadPoolExecutor(
-                        1, 1, IDLE_THREAD_MILLIS, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threads) {
+                        1,
+                        1,
+                        IDLE_THREAD_MILLIS,
+                        TimeUnit.MILLISECONDS,
+                        new LinkedBlockingQueue<>(),
+                        threads,
+                        new ThreadPoolExecutor.DiscardPolicy()) {
                     @Override
                     protected void afterExecute(Runnable task, Throwable thrown) {
                         curatorTaskEnded();
@@ -400,7 +410,7 @@ public final class FencedLeaderSelector implements Closeable {
             }
             taskEndsFirst = leaderTask;
         }
-        leaderThreads.shutdown(); // Curator cannot queue this participant again: its next attempt is refused
+        leaderThreads.shutdown(); // Curator cannot queue this participant again: its next attempt is dropped
         if (taskEndsFirst) {
             // Leading, or Curator releasing the node: interrupt the work once; Curator's selector is closed when the
             // task ended (curatorTaskEnded), so Curator never interrupts that thread inside the release.

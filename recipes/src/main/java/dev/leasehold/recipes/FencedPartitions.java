@@ -38,8 +38,10 @@ import org.slf4j.LoggerFactory;
  *       is refused at {@link #start()}. Every member watches the members' children: one notification per change.</li>
  *   <li><b>Target</b>: the member with the smallest id computes the next target from the stored one and the live
  *       members ({@link PartitionAssignment}: floor/ceil balance, only what must move moves) and writes it with a
- *       version check. Every member watches it: one notification per change. A join of a fourth member to 3 members x
- *       12 partitions moves exactly 3.</li>
+ *       version check. Every member watches it: one notification per change. A join of a fourth member to 3 members
+ *       x 12 partitions moves exactly 3. A stored target that is not one of this recipe for our partition count
+ *       (crafted or damaged data: every count and index is checked before anything is allocated from it) is logged
+ *       at WARN once per version and rewritten by that member; the others keep what they hold until then.</li>
  *   <li><b>Ownership</b>: a member that is targeted for partition p creates its own protected ephemeral-sequential
  *       node under p. The lowest node holds p. The token is that node's czxid, read from the create's answer and
  *       verified as the latch's is: the node is the lowest child and its owner is our current session. A member
@@ -196,7 +198,9 @@ public final class FencedPartitions implements Closeable {
             }
             try {
                 Optional<PartitionNodes.Stored> existing = zk.assignment(null);
-                if (existing.isPresent() && existing.get().assignment().partitionCount() != partitionCount) {
+                if (existing.isPresent()
+                        && !existing.get().isMalformed() // the writer overwrites it once we run
+                        && existing.get().assignment().partitionCount() != partitionCount) {
                     throw new IllegalStateException("the group at " + path + " has "
                             + existing.get().assignment().partitionCount() + " partitions, this member was given "
                             + partitionCount);
@@ -308,12 +312,17 @@ public final class FencedPartitions implements Closeable {
      * The stored target, read from ZooKeeper (one read): which member should hold each partition. Who holds a
      * partition is {@link #currentOwners()}; the two differ while a partition moves.
      *
-     * @return partition -> member id, in partition order; empty before the first member wrote a target
+     * @return partition -> member id, in partition order; empty before the first member wrote a target, and while
+     *     the stored node is not a target of this recipe (until the member with the smallest id rewrites it)
      * @throws IllegalStateException if ZooKeeper could not be read (the cause attached)
      */
     public Map<Integer, String> currentAssignment() {
         try {
-            return zk.assignment(null).map(s -> s.assignment().asMap()).orElse(Map.of());
+            return zk.assignment(null)
+                    .map(s -> s.isMalformed()
+                            ? Map.<Integer, String>of()
+                            : s.assignment().asMap())
+                    .orElse(Map.of());
         } catch (Exception e) {
             throw new IllegalStateException("could not read " + zk.assignmentPath(), e);
         }
@@ -438,6 +447,12 @@ public final class FencedPartitions implements Closeable {
         if (targetChanged.getAndSet(false) || all || target.stored() == null) {
             target.readStored();
         }
+        if (target.writesTarget()) {
+            target.write(); // also over a malformed target, or one of another partition count
+        }
+        if (target.malformed()) {
+            return; // not the writer: what we hold stays as it is until the writer's target (its watch wakes us)
+        }
         if (target.stored() != null && target.stored().assignment().partitionCount() != partitionCount) {
             log.error(
                     "[{}] the group at {} has {} partitions, this member {}: holding none",
@@ -447,9 +462,6 @@ public final class FencedPartitions implements Closeable {
                     partitionCount);
             held.releaseAll(LossCause.REBALANCED);
             return;
-        }
-        if (target.writesTarget()) {
-            target.write();
         }
         for (Integer p : progress.stalled()) {
             target.handOff(p, held);

@@ -229,28 +229,81 @@ final class PartitionAssignment {
     }
 
     /**
+     * Reads a stored target defensively: the node is writable by anyone the group's ACL lets in, and a target the
+     * recipe cannot trust must never cost more than its own size, so every count and index is checked against what
+     * the data really holds before anything is allocated from it.
+     *
+     * <p>Refused (with a message saying what was wrong): bytes that are not UTF-8; a missing or other header; a
+     * partition count outside 1 .. {@link #MAX_PARTITIONS}; a member count that is negative or more than the lines
+     * that follow; a member id that a member could not have ({@link PartitionNodes#requireMemberId}) or that is
+     * named twice; an index line with another number of entries than the partition count; an owner index outside
+     * -1 .. member count - 1; anything after the index line.
+     *
      * @throws IllegalArgumentException if {@code data} is not an encoded assignment
      */
     static PartitionAssignment decode(byte[] data) {
-        String[] lines = new String(data, StandardCharsets.UTF_8).split("\n", -1);
         try {
+            String text = java.nio.charset.StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                    .decode(java.nio.ByteBuffer.wrap(data))
+                    .toString();
+            String[] lines = text.split("\n", -1);
             if (!lines[0].startsWith(HEADER)) {
                 throw new IllegalArgumentException("no header");
             }
-            int partitions = Integer.parseInt(lines[0].substring(HEADER.length()));
-            int count = Integer.parseInt(lines[1]);
-            String[] owners = new String[partitions];
-            String[] indexes = lines[2 + count].isEmpty() ? new String[0] : lines[2 + count].split(" ");
+            int partitions = number(lines[0].substring(HEADER.length()), "partition count");
+            if (partitions < 1 || partitions > MAX_PARTITIONS) {
+                throw new IllegalArgumentException(
+                        "partition count " + partitions + " is not from 1 to " + MAX_PARTITIONS);
+            }
+            int count = lines.length < 2 ? -1 : number(lines[1], "member count");
+            // header, count, the ids, the index line, and the empty rest after the last '\n'
+            if (count < 0 || count > lines.length - 4) {
+                throw new IllegalArgumentException("member count " + count + " for " + lines.length + " lines");
+            }
+            if (lines.length != count + 4 || !lines[count + 3].isEmpty()) {
+                throw new IllegalArgumentException("truncated, or more after the index line");
+            }
+            java.util.Set<String> seen = new java.util.HashSet<>();
+            for (int i = 0; i < count; i++) {
+                String id = PartitionNodes.requireMemberId(lines[2 + i]);
+                if (!seen.add(id)) {
+                    throw new IllegalArgumentException("member '" + id + "' named twice");
+                }
+            }
+            String[] indexes = lines[2 + count].isEmpty() ? new String[0] : lines[2 + count].split(" ", -1);
             if (indexes.length != partitions) {
                 throw new IllegalArgumentException(indexes.length + " entries for " + partitions + " partitions");
             }
+            String[] owners = new String[partitions];
             for (int p = 0; p < partitions; p++) {
-                int i = Integer.parseInt(indexes[p]);
+                int i = number(indexes[p], "owner index");
+                if (i < -1 || i >= count) {
+                    throw new IllegalArgumentException(
+                            "partition " + p + ": owner index " + i + " is not from -1 to " + (count - 1));
+                }
                 owners[p] = i < 0 ? null : lines[2 + i];
             }
             return new PartitionAssignment(owners);
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new IllegalArgumentException("not a partition assignment of this recipe: not UTF-8", e);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("not a partition assignment of this recipe: " + e.getMessage(), e);
+        }
+    }
+
+    /** A decimal int: an optional '-' and at most 10 digits; nothing else is parsed. */
+    private static int number(String text, String what) {
+        if (text.isEmpty() || text.length() > 11 || !text.matches("-?[0-9]+")) {
+            throw new IllegalArgumentException(what + " '" + text.replaceAll("\\p{Cntrl}", "?")
+                    + "' is not a decimal number of at most 10 digits");
+        }
+        try {
+            return Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(what + " " + text + " is out of range");
         }
     }
 

@@ -139,16 +139,33 @@ final class PartitionNodes {
         return client.getChildren().usingWatcher(watcher).forPath(membersPath);
     }
 
-    /** The stored target, its version, watching for the next change (a missing node watched for its create). */
-    record Stored(PartitionAssignment assignment, int version) {}
+    /**
+     * The stored target and its version. A node whose data is not a target of this recipe ({@link
+     * PartitionAssignment#decode}) is read as {@code assignment == null} with the reason in {@code malformed}: the
+     * member that writes the target overwrites it (version-checked), the others wait for that.
+     */
+    record Stored(PartitionAssignment assignment, int version, String malformed) {
+        Stored(PartitionAssignment assignment, int version) {
+            this(assignment, version, null);
+        }
 
+        boolean isMalformed() {
+            return assignment == null;
+        }
+    }
+
+    /** The stored target, its version, watching for the next change (a missing node watched for its create). */
     Optional<Stored> assignment(CuratorWatcher watcher) throws Exception {
         Stat stat = new Stat();
         try {
             byte[] data = watcher == null
                     ? client.getData().storingStatIn(stat).forPath(assignmentPath)
                     : client.getData().storingStatIn(stat).usingWatcher(watcher).forPath(assignmentPath);
-            return Optional.of(new Stored(PartitionAssignment.decode(data), stat.getVersion()));
+            try {
+                return Optional.of(new Stored(PartitionAssignment.decode(data), stat.getVersion()));
+            } catch (IllegalArgumentException e) {
+                return Optional.of(new Stored(null, stat.getVersion(), e.getMessage()));
+            }
         } catch (KeeperException.NoNodeException e) {
             if (watcher != null && client.checkExists().usingWatcher(watcher).forPath(assignmentPath) != null) {
                 return assignment(watcher); // created meanwhile

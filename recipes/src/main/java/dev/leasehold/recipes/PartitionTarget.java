@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * members and the target again and retries):
  * <ul>
  *   <li>{@link #write()}: the member with the smallest id writes the next target ({@link PartitionAssignment#next})
- *       when the stored one does not fit the members;</li>
+ *       when the stored one does not fit the members, or is malformed (then the others wait for it);</li>
  *   <li>{@link #handOff(int, HeldPartitions)}: a member whose partition made no progress deletes its node of it and
  *       hands it to another live member in the target ({@link PartitionAssignment#handOff}).</li>
  * </ul>
@@ -33,6 +33,8 @@ final class PartitionTarget {
 
     private List<String> members = List.of();
     private PartitionNodes.Stored stored;
+    /** The node as last read when its data was not a target of this recipe; {@code null} otherwise. */
+    private PartitionNodes.Stored malformed;
 
     PartitionTarget(
             PartitionNodes zk,
@@ -52,19 +54,42 @@ final class PartitionTarget {
         return members;
     }
 
-    /** @return the stored target and its version as last read or written; {@code null} before the first write */
+    /**
+     * @return the stored target and its version as last read or written; {@code null} before the first write. A
+     *     malformed node leaves the last good target here ({@link #malformed()} says so).
+     */
     PartitionNodes.Stored stored() {
         return stored;
     }
 
-    /** Reads the live members, watching for the next change. */
+    /** @return whether the node holds data that is not a target of this recipe (the writer overwrites it) */
+    boolean malformed() {
+        return malformed != null;
+    }
+
+    /** Reads the members, watching for the next change. */
     void readMembers() throws Exception {
         members = zk.members(membersWatcher);
     }
 
-    /** Reads the stored target, watching for the next change. */
+    /** Reads the stored target, watching for the next change; a malformed one is logged once per version. */
     void readStored() throws Exception {
-        stored = zk.assignment(targetWatcher).orElse(null);
+        PartitionNodes.Stored read = zk.assignment(targetWatcher).orElse(null);
+        if (read != null && read.isMalformed()) {
+            if (malformed == null || malformed.version() != read.version()) {
+                log.warn(
+                        "[{}] {} (version {}) is not a target of this recipe, ignored until the member with the"
+                                + " smallest id rewrites it: {}",
+                        memberId,
+                        zk.assignmentPath(),
+                        read.version(),
+                        read.malformed());
+            }
+            malformed = read;
+            return;
+        }
+        malformed = null;
+        stored = read;
     }
 
     /** @return whether this member has the smallest id of the live members: the one that writes the target */
@@ -72,22 +97,43 @@ final class PartitionTarget {
         return !members.isEmpty() && memberId.equals(new TreeSet<>(members).first());
     }
 
-    /** Writes the next target when the stored one does not fit the members. */
+    /**
+     * Writes the next target when the stored one does not fit the members, or is not a target of this recipe for
+     * this member's partition count (malformed, or another count): then it is computed again from the last good
+     * target (or from nothing) and written over it, version-checked.
+     */
     void write() throws Exception {
         for (int attempt = 0; attempt < 5; attempt++) {
+            boolean otherCount = stored != null && stored.assignment().partitionCount() != partitionCount;
+            boolean rewrite = malformed != null || otherCount;
             PartitionAssignment previous =
-                    stored == null ? PartitionAssignment.empty(partitionCount) : stored.assignment();
+                    stored == null || otherCount ? PartitionAssignment.empty(partitionCount) : stored.assignment();
             PartitionAssignment next = previous.next(members);
-            if (stored != null && next.equals(previous)) {
+            int version = malformed != null ? malformed.version() : stored == null ? -1 : stored.version();
+            if (!rewrite && stored != null && next.equals(previous)) {
                 return;
             }
-            if (zk.writeAssignment(next, stored == null ? -1 : stored.version())) {
-                log.debug(
-                        "[{}] target for {} members: {} partitions move",
-                        memberId,
-                        members.size(),
-                        previous.movedTo(next));
-                stored = new PartitionNodes.Stored(next, stored == null ? 0 : stored.version() + 1);
+            if (zk.writeAssignment(next, version)) {
+                if (rewrite) {
+                    log.warn(
+                            "[{}] rewrote {} (version {}, {}) with a target for {} members",
+                            memberId,
+                            zk.assignmentPath(),
+                            version,
+                            malformed != null
+                                    ? "malformed"
+                                    : stored.assignment().partitionCount() + " partitions, this member has "
+                                            + partitionCount,
+                            members.size());
+                } else {
+                    log.debug(
+                            "[{}] target for {} members: {} partitions move",
+                            memberId,
+                            members.size(),
+                            previous.movedTo(next));
+                }
+                stored = new PartitionNodes.Stored(next, version + 1);
+                malformed = null;
                 return;
             }
             readMembers();
