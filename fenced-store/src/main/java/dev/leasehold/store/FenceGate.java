@@ -1,6 +1,7 @@
 package dev.leasehold.store;
 
 import dev.leasehold.store.internal.Args;
+import dev.leasehold.store.internal.CallersCheck;
 import dev.leasehold.store.internal.FenceHistory;
 import dev.leasehold.store.internal.Jdbc;
 import dev.leasehold.store.internal.MarkCheck;
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * The fence in front of a resource: a write is kept only if its token is at least the highest token the resource
  * has seen, checked in the same transaction as the write.
  *
- * <p>One transaction per write:
+ * <p>One transaction per write (for writes made in a transaction of YOURS, a Spring, JPA, jOOQ or plain JDBC one,
+ * {@link #check(Connection, String, long)} runs the same check inside it; see docs/your-transaction.md):
  * <ol>
  *   <li>the check, on the resource's mark row. On PostgreSQL it first takes the resource's <b>queue lock</b>, a
  *       transaction-level advisory lock ({@code pg_advisory_xact_lock_shared} before the shared check,
@@ -214,6 +216,51 @@ public final class FenceGate {
                                             return null;
                                         },
                                         work::call)));
+    }
+
+    /**
+     * The token check inside YOUR transaction, open on {@code tx} (a Spring {@code @Transactional} method's
+     * connection, a JPA or jOOQ transaction's, a plain JDBC one with auto-commit off): for writes that are not made
+     * through this gate's own transactions. It takes the lock on the resource's mark that {@link #write} takes (shared
+     * for a token this gate saw pass and commit, exclusive for a raise or a resource's first use), and that lock is
+     * held until YOUR transaction ends. So every statement of the transaction, before or after the check, commits only
+     * if no higher token became the mark first; and a new leader's {@link #advance} returns only once no transaction
+     * that passed a lower token can still commit (it waits for yours: see docs/your-transaction.md for how long).
+     * Commit or roll back as usual after your writes; the check sends its statements on {@code tx} and nothing else.
+     *
+     * <p>IMPORTANT: on {@link StaleTokenException} you MUST roll back. Catching it and committing keeps every stale
+     * write of the transaction, those before the check included: the check cannot undo them, only refuse to pass.
+     *
+     * <p>It never commits, rolls back, closes or reconfigures {@code tx}: the store's lock timeout
+     * ({@link StoreConfig#lockTimeout()}) bounds the check's own lock waits and the caller's is put back before it
+     * returns; the isolation is yours. READ COMMITTED, REPEATABLE READ and SERIALIZABLE all work; a transaction whose
+     * snapshot predates a raise of the mark never passes a lower token: on PostgreSQL its locking read of the mark
+     * fails with a serialization error, a retryable {@link StoreException} (roll back and run the transaction again).
+     * The idle-in-transaction bound is yours too ({@link StoreConfig#idleInTransactionTimeout()} applies only to the
+     * gate's own transactions). The gate remembers a token for its shorter shared check only once the mark was found
+     * committed at that token, never from a raise inside your still-open transaction. Told to the
+     * {@link StoreConfig#listener()} as a write is, when the check ends (accepted means: passed). It does not read
+     * {@link FailoverDurability} (that takes a connection of its own): call {@link FencedSchema#durability} at start.
+     *
+     * @param tx       the connection of your open transaction: not null, not closed, auto-commit off, not read-only
+     * @param resource the name of the fenced resource: not blank, at most 200 characters
+     * @param token    the writer's fencing token
+     * @throws IllegalStateException    if {@code tx} is null, closed, in auto-commit mode or read-only (before anything
+     *                                  is sent; the message names the fix), or the database refused the check as
+     *                                  part of a read-only transaction (then roll back)
+     * @throws IllegalArgumentException if the resource is blank or too long, or the token not positive
+     * @throws StaleTokenException      if {@code token} is lower than the resource's mark: roll back
+     * @throws StoreException           if the database failed (a lock timeout, a serialization failure, a lost
+     *                                  connection: {@link StoreException#retryable()}): roll back
+     */
+    public void check(Connection tx, String resource, long token) {
+        Args.name(resource, "resource");
+        Args.token(token, "token");
+        CallersCheck.refuseUnusable(tx);
+        tell(resource, token, () -> {
+            CallersCheck.check(context, marks, tx, resource, token);
+            return null;
+        });
     }
 
     /** After a commit: remembers that {@code token} passed for {@code resource}, and returns {@code result}. */
