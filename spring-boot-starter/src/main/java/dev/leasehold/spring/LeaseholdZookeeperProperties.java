@@ -1,6 +1,7 @@
 package dev.leasehold.spring;
 
 import java.time.Duration;
+import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -22,6 +23,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                          fails with a message naming the address; from 100 ms to 10 min
  * @param startDisconnected {@code true}: start even if the client is not connected within that time (readiness
  *                          then says REFUSING_TRAFFIC until it connects)
+ * @param auth              the client's authentication and its nodes' ACL ({@link Auth}); none by default
  */
 @ConfigurationProperties("leasehold.zookeeper")
 public record LeaseholdZookeeperProperties(
@@ -32,7 +34,8 @@ public record LeaseholdZookeeperProperties(
         @DefaultValue("true") boolean ensembleTracker,
         String namespace,
         @DefaultValue("30s") Duration startupConnectTimeout,
-        @DefaultValue("false") boolean startDisconnected) {
+        @DefaultValue("false") boolean startDisconnected,
+        @DefaultValue Auth auth) {
 
     /**
      * The properties with every default.
@@ -48,7 +51,8 @@ public record LeaseholdZookeeperProperties(
                 true,
                 null,
                 Duration.ofSeconds(30),
-                false);
+                false,
+                Auth.NONE);
     }
 
     /**
@@ -77,6 +81,9 @@ public record LeaseholdZookeeperProperties(
         if (retry == null) {
             throw new IllegalArgumentException("leasehold.zookeeper.retry must not be null");
         }
+        if (auth == null) {
+            auth = Auth.NONE;
+        }
         PropertyChecks.between(
                 startupConnectTimeout,
                 Duration.ofMillis(100),
@@ -103,7 +110,8 @@ public record LeaseholdZookeeperProperties(
                 ensembleTracker,
                 namespace,
                 startupConnectTimeout,
-                startDisconnected);
+                startDisconnected,
+                auth);
     }
 
     /**
@@ -137,7 +145,84 @@ public record LeaseholdZookeeperProperties(
                 ensembleTracker,
                 namespace,
                 startupConnectTimeout,
-                startDisconnected);
+                startDisconnected,
+                auth);
+    }
+
+    /**
+     * A copy with another value.
+     *
+     * @param auth the client's authentication and the ACL of the nodes it creates
+     * @return a copy with it
+     */
+    public LeaseholdZookeeperProperties withAuth(Auth auth) {
+        return new LeaseholdZookeeperProperties(
+                connectString,
+                sessionTimeout,
+                connectionTimeout,
+                retry,
+                ensembleTracker,
+                namespace,
+                startupConnectTimeout,
+                startDisconnected,
+                auth);
+    }
+
+    /**
+     * {@code leasehold.zookeeper.auth.*}: how the starter's Curator client authenticates, and the ACL of every node it
+     * creates. Without it every node is {@code world:anyone cdrwa}: any client of the ensemble can create a node in
+     * an election (and so stop it) or delete one. A {@code CuratorFramework} bean of the application is used as it
+     * is: give it {@code authorization(...)} and an {@code aclProvider(...)} yourself.
+     *
+     * @param scheme ZooKeeper's authentication scheme, {@code digest} by default
+     * @param auth   the credentials for the scheme ({@code user:password} for digest); unset: no authentication
+     * @param acl    {@code creator-all} (every node the client creates may be read, written and deleted only by the
+     *     identity that authenticated it) or {@code open} ({@code world:anyone}); by default {@code creator-all} when
+     *     {@code auth} is set, else {@code open}
+     */
+    public record Auth(@DefaultValue("digest") String scheme, String auth, String acl) {
+        /** The values {@code acl} takes. */
+        public static final List<String> ACL_MODES = List.of("creator-all", "open");
+
+        /** No authentication, open nodes. */
+        public static final Auth NONE = new Auth("digest", null, null);
+
+        /** Checks the values; an unset acl follows auth. */
+        public Auth {
+            if (scheme == null || scheme.isBlank()) {
+                scheme = "digest";
+            }
+            if (auth != null && auth.isBlank()) {
+                auth = null;
+            }
+            if (scheme.equals("digest") && auth != null && !auth.contains(":")) {
+                throw new IllegalArgumentException(
+                        "leasehold.zookeeper.auth.auth must be user:password for the digest scheme");
+            }
+            if (acl == null || acl.isBlank()) {
+                acl = auth == null ? "open" : "creator-all";
+            }
+            if (!ACL_MODES.contains(acl)) {
+                throw new IllegalArgumentException(
+                        "leasehold.zookeeper.auth.acl must be creator-all or open, was '" + acl + "'");
+            }
+            if (acl.equals("creator-all") && auth == null) {
+                throw new IllegalArgumentException("leasehold.zookeeper.auth.acl=creator-all needs"
+                        + " leasehold.zookeeper.auth.auth: a node created by an unauthenticated client has no creator"
+                        + " to grant it to");
+            }
+        }
+
+        /** @return whether nodes are created with ZooKeeper's {@code CREATOR_ALL_ACL} */
+        public boolean creatorAll() {
+            return acl.equals("creator-all");
+        }
+
+        /** @return the values, never the credentials (the record may be logged or shown) */
+        @Override
+        public String toString() {
+            return "Auth[scheme=" + scheme + ", auth=" + (auth == null ? "none" : "***") + ", acl=" + acl + "]";
+        }
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.leasehold.recipes.FencedLeaderSelector;
 import dev.leasehold.spring.LeaseholdConfigurationException;
 import dev.leasehold.spring.LeaseholdElectionProperties;
 import dev.leasehold.spring.LeaseholdZookeeperProperties;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -68,6 +69,13 @@ public final class LeaseholdZookeeperAutoConfiguration {
                 .ensembleTracker(zk.ensembleTracker());
         if (zk.namespace() != null) {
             builder.namespace(zk.namespace());
+        }
+        LeaseholdZookeeperProperties.Auth auth = zk.auth();
+        if (auth.auth() != null) {
+            builder.authorization(auth.scheme(), auth.auth().getBytes(StandardCharsets.UTF_8));
+        }
+        if (auth.creatorAll()) {
+            builder.aclProvider(new CreatorAllAcl());
         }
         CuratorFramework client = builder.build();
         client.start();
