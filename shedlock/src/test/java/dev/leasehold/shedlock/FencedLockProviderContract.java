@@ -48,6 +48,18 @@ abstract class FencedLockProviderContract extends ShedLockContract {
         return scheduler.submit(work).get();
     }
 
+    /** Runs {@code work} on a thread of its own (another process's), and waits for it. */
+    static <T> T onAnotherThread(Callable<T> work) {
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        try {
+            return thread.submit(work).get();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        } finally {
+            thread.shutdownNow();
+        }
+    }
+
     @Test
     void everyAcquisitionHasAHigherTokenThanEveryEarlierOneAcrossProcessesAndRestarts() {
         List<Long> tokens = new ArrayList<>();
@@ -221,6 +233,45 @@ abstract class FencedLockProviderContract extends ShedLockContract {
         assertThat(seen)
                 .containsExactly(recording.last().token(), recording.last().token());
         assertUnlocked(name);
+    }
+
+    @Test
+    void aTaskWhoseExtensionFindsTheLockLostHoldsNoTokenAnyMore() throws Exception {
+        LockingTaskExecutor executor = new DefaultLockingTaskExecutor(provider());
+        List<Object> seen = new ArrayList<>();
+        onScheduler(() -> {
+            assertThatThrownBy(() -> executor.executeWithLock(
+                            (Runnable) () -> {
+                                seen.add(FencedLocks.currentToken());
+                                pause(Duration.ofMillis(300)); // the task runs past lockAtMostFor
+                                onAnotherThread(() -> lock(otherProcess(), name, Duration.ofMinutes(5), Duration.ZERO));
+                                try {
+                                    LockExtender.extendActiveLock(Duration.ofMinutes(5), Duration.ZERO);
+                                } catch (LockExtender.LockCanNotBeExtendedException e) {
+                                    seen.add("lost");
+                                }
+                                seen.add(FencedLocks.currentToken(name).isPresent());
+                            },
+                            config(name, Duration.ofMillis(100), Duration.ZERO)))
+                    // ShedLock's own behaviour: its finally unlocks the handle that the failed extension used up
+                    .isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(FencedLocks::currentToken).isInstanceOf(IllegalStateException.class);
+            return null;
+        });
+        assertThat(seen).hasSize(3).element(0).isInstanceOf(Long.class);
+        assertThat(seen.subList(1, 3)).containsExactly("lost", false);
+    }
+
+    @Test
+    void aLockUnlockedOnAnotherThreadLeavesNoTokenOnTheThreadThatTookIt() throws Exception {
+        FencedSimpleLock lock = onScheduler(() -> lock(Duration.ofMinutes(5)));
+        assertThat(onScheduler(() -> FencedLocks.currentToken(name))).hasValue(lock.token());
+        lock.unlock(); // on the test's thread
+        assertThat(onScheduler(() -> FencedLocks.currentToken(name))).isEmpty();
+        onScheduler(() -> {
+            assertThatThrownBy(FencedLocks::currentToken).isInstanceOf(IllegalStateException.class);
+            return null;
+        });
     }
 
     @Test
