@@ -11,21 +11,22 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The lease table's statements ({@code dev.leasehold.store.lease.LeaseElection}), one conditional statement each,
+ * The lease table's statements ({@code dev.leasehold.store.lease.LeaseElection} and {@code LeaseLock}), one conditional statement each,
  * judged by its update count (0 = lost or stale, 1 = done, more = a bug). Expiry is judged by the database's clock
  * only ({@link SqlDialect#now()}); the caller's clock never reaches SQL. Each runs on its own in auto-commit mode
  * (the caller commits when a pool hands out connections with auto-commit off), with a query timeout.
  *
  * <ul>
  *   <li>take: {@code generation + 1}, the caller as holder, {@code lease_until = now + lease}, only where the lease
- *       ended ({@code lease_until <= now}); the new generation comes back in the same statement where the database
- *       can return it ({@link #take}: one subclass per database, in its package, handed out by
- *       {@link SqlDialect#leases()});</li>
+ *       ended ({@code lease_until <= now}); the new generation (and for a lock, {@link #takeHold}, the lease's end)
+ *       comes back in the same statement where the database can return it ({@link #take}: one subclass per
+ *       database, in its package, handed out by {@link SqlDialect#leases()});</li>
  *   <li>create: the row of a name never used, with generation 1, held by the caller; a duplicate key is a lost
  *       race;</li>
  *   <li>renew: {@code lease_until = now + lease} where holder, generation and an unexpired lease all still match:
  *       a renew never revives an expired grant, so a generation names exactly one unbroken grant;</li>
- *   <li>release: {@code lease_until = now} under the same condition: the next take succeeds at once.</li>
+ *   <li>release: {@code lease_until = now} under the same condition: the next take succeeds at once; a lock's
+ *       release may keep the grant a while longer ({@link #releaseAfter}: {@code LEAST(lease_until, now + keep)}).</li>
  * </ul>
  * Generations grow by one with every take, whoever takes: across a change of holder and across a release and a
  * re-take by the same holder. Immutable and thread-safe.
@@ -34,6 +35,9 @@ public abstract class LeaseSql {
 
     /** The lease row as read: who holds it, the generation of that grant, until when (database clock). */
     public record Row(String holder, long generation, Instant leaseUntil) {}
+
+    /** A take as a lock sees it: the new generation and the end of its lease (database clock). */
+    public record Taken(long generation, Instant leaseUntil) {}
 
     protected final SqlDialect dialect;
     protected final String table;
@@ -68,6 +72,33 @@ public abstract class LeaseSql {
     public abstract OptionalLong take(Connection c, String name, String holder, long leaseMillis, int timeoutSeconds)
             throws SQLException;
 
+    /**
+     * Takes the lease of {@code name} for {@code holder} if it ended (or was released), as {@link #take} does, and
+     * returns the end of the new lease with its generation ({@code dev.leasehold.store.lease.LeaseLock}).
+     *
+     * @return the new generation and the lease's end, or empty if the lease is held (or the row does not exist yet)
+     */
+    public abstract Optional<Taken> takeHold(
+            Connection c, String name, String holder, long leaseMillis, int timeoutSeconds) throws SQLException;
+
+    /**
+     * The end of the grant {@code (holder, generation)} of {@code name}, if it is still current: read back after a
+     * {@link #create}, whose INSERT cannot return it on every database.
+     */
+    public final Optional<Instant> heldUntil(
+            Connection c, String name, String holder, long generation, int timeoutSeconds) throws SQLException {
+        return query(
+                        c,
+                        timeoutSeconds,
+                        "SELECT lease_until FROM " + table + " WHERE " + current(),
+                        row -> Jdbc.instant(row, "lease_until"),
+                        name,
+                        holder,
+                        generation)
+                .stream()
+                .findFirst();
+    }
+
     /** Creates the row of {@code name}, held by {@code holder} with generation 1; false if the row exists. */
     public final boolean create(Connection c, String name, String holder, long leaseMillis, int timeoutSeconds)
             throws SQLException {
@@ -99,6 +130,19 @@ public abstract class LeaseSql {
             throws SQLException {
         String release = "UPDATE " + table + " SET lease_until = " + dialect.now() + " WHERE " + current();
         return Jdbc.oneRow(update(c, timeoutSeconds, release, name, holder, generation), "releasing lease " + name);
+    }
+
+    /**
+     * Ends the grant {@code (holder, generation)} of {@code name} at {@code now + keepMillis}, or at its current end if
+     * that is sooner (a release never lengthens a grant); false if it was not current any more.
+     */
+    public final boolean releaseAfter(
+            Connection c, String name, String holder, long generation, long keepMillis, int timeoutSeconds)
+            throws SQLException {
+        String release = "UPDATE " + table + " SET lease_until = LEAST(lease_until, " + dialect.nowPlusMillis()
+                + ") WHERE " + current();
+        return Jdbc.oneRow(
+                update(c, timeoutSeconds, release, keepMillis, name, holder, generation), "releasing lease " + name);
     }
 
     /** The unexpired grant of {@code name}, if any. */
@@ -151,6 +195,19 @@ public abstract class LeaseSql {
                 statement.setString(i + 1, (String) params[i]);
             }
         }
+    }
+
+    /** Exactly one take from a take that changed {@code count} rows. */
+    protected static Optional<Taken> taken(List<Taken> taken) {
+        if (taken.size() > 1) {
+            throw new IllegalStateException("a lease take changed " + taken.size() + " rows, expected 0 or 1: a bug");
+        }
+        return taken.stream().findFirst();
+    }
+
+    /** A take's generation and lease end, from a row of its result. */
+    protected static Taken takenRow(ResultSet row) throws SQLException {
+        return new Taken(row.getLong("generation"), Jdbc.instant(row, "lease_until"));
     }
 
     /** Exactly one generation from a take that changed {@code count} rows. */

@@ -4,6 +4,7 @@ import dev.leasehold.store.internal.LeaseSql;
 import dev.leasehold.store.internal.SqlDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -25,6 +26,19 @@ public final class H2LeaseSql extends LeaseSql {
                 timeoutSeconds,
                 "SELECT generation FROM FINAL TABLE (" + takeUpdate("generation + 1") + ")",
                 row -> row.getLong("generation"),
+                holder,
+                leaseMillis,
+                name));
+    }
+
+    @Override
+    public Optional<Taken> takeHold(Connection c, String name, String holder, long leaseMillis, int timeoutSeconds)
+            throws SQLException {
+        return taken(query(
+                c,
+                timeoutSeconds,
+                "SELECT generation, lease_until FROM FINAL TABLE (" + takeUpdate("generation + 1") + ")",
+                LeaseSql::takenRow,
                 holder,
                 leaseMillis,
                 name));

@@ -6,6 +6,7 @@ import dev.leasehold.store.internal.SqlDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -31,5 +32,26 @@ public final class MariaDbLeaseSql extends LeaseSql {
         List<Long> generation =
                 query(c, timeoutSeconds, "SELECT LAST_INSERT_ID() AS generation", row -> row.getLong("generation"));
         return generation(generation);
+    }
+
+    /**
+     * The same UPDATE, then the row of the generation it stored in {@code LAST_INSERT_ID()}: its lease end. Empty also
+     * if that row was taken again in between (its lease already over, so there is nothing to hold).
+     */
+    @Override
+    public Optional<Taken> takeHold(Connection c, String name, String holder, long leaseMillis, int timeoutSeconds)
+            throws SQLException {
+        int count = update(c, timeoutSeconds, takeUpdate("LAST_INSERT_ID(generation + 1)"), holder, leaseMillis, name);
+        if (!Jdbc.oneRow(count, "taking lease " + name)) {
+            return Optional.empty();
+        }
+        return taken(query(
+                c,
+                timeoutSeconds,
+                "SELECT generation, lease_until FROM " + table + " WHERE name = ? AND holder = ? AND generation ="
+                        + " LAST_INSERT_ID()",
+                LeaseSql::takenRow,
+                name,
+                holder));
     }
 }
