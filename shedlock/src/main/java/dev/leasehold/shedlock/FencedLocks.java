@@ -9,7 +9,7 @@ import java.util.OptionalLong;
  * The token of the fenced lock the current thread's task holds (ShedLock runs the task on the locking thread).
  *
  * <p>ShedLock's {@code DefaultLockingTaskExecutor} (behind {@code @SchedulerLock} too) calls the provider's {@code lock}
- * on the thread that then runs the task, and unlocks in a {@code finally} on the same thread. So {@code
+ * on the thread that then runs the task, and unlocks in a {@code finally} on the same thread. So {@link
  * JdbcFencedLockProvider} and {@link ZookeeperFencedLockProvider} push every lock they grant on a stack of the
  * acquiring thread, and pop it when it is unlocked, in every path: the task returned or threw, the unlock's own write
  * failed, or an extension found the lock lost (expired and taken). The innermost lock wins; a lock taken again by
