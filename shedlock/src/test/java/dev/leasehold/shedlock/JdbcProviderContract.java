@@ -36,6 +36,7 @@ abstract class JdbcProviderContract extends FencedLockProviderContract {
         poolB = TestDatabases.pool(database, "process-b");
         providerA = new JdbcFencedLockProvider(poolA);
         providerB = new JdbcFencedLockProvider(poolB);
+        warmUp();
     }
 
     @AfterEach

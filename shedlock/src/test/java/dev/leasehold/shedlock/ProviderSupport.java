@@ -3,6 +3,7 @@ package dev.leasehold.shedlock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import net.javacrumbs.shedlock.core.ClockProvider;
@@ -41,6 +42,17 @@ abstract class ProviderSupport {
     @BeforeEach
     void nameLocks(TestInfo test) {
         name = test.getTestMethod().orElseThrow().getName() + "-" + tests.incrementAndGet() + "-" + System.nanoTime();
+    }
+
+    /**
+     * One lock and unlock on each process before the tests, so that no test's timing pays for a first connection, a
+     * first statement or the first write of a fresh ZooKeeper server.
+     */
+    void warmUp() {
+        for (ExtensibleLockProvider process : List.of(provider(), otherProcess())) {
+            process.lock(config("warm-up", Duration.ofSeconds(30), Duration.ZERO))
+                    .ifPresent(SimpleLock::unlock);
+        }
     }
 
     static LockConfiguration config(String name, Duration lockAtMostFor, Duration lockAtLeastFor) {

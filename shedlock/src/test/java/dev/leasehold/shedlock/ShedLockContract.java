@@ -69,18 +69,18 @@ abstract class ShedLockContract extends ProviderSupport {
 
     @Test
     void anUnlockKeepsTheLockUntilLockAtLeastFor() {
-        FencedSimpleLock lock = lock(provider(), name, Duration.ofSeconds(8), Duration.ofSeconds(2));
+        FencedSimpleLock lock = lock(provider(), name, Duration.ofSeconds(8), Duration.ofSeconds(3));
         lock.unlock();
         assertThat(provider().lock(config(name))).as("within lockAtLeastFor").isEmpty();
         assertLocked(name);
-        pause(Duration.ofMillis(2_300)); // lockAtLeastFor passes
+        pause(Duration.ofMillis(3_300)); // lockAtLeastFor passes
         assertUnlocked(name);
     }
 
     @Test
     void eightThreadsIncrementingTwoCountersUnderTwoLocksNeverLoseAnIncrement() throws Exception {
         int threads = 8;
-        int iterations = 40;
+        int iterations = 25;
         LockingTaskExecutor[] processes = {
             new DefaultLockingTaskExecutor(provider()), new DefaultLockingTaskExecutor(otherProcess())
         };
@@ -121,9 +121,9 @@ abstract class ShedLockContract extends ProviderSupport {
 
     @Test
     void anExtensionKeepsTheLockPastItsFirstLockAtMostFor() {
-        FencedSimpleLock lock = lock(Duration.ofSeconds(1));
+        FencedSimpleLock lock = lock(Duration.ofSeconds(2));
         FencedSimpleLock extended = extended(lock, Duration.ofSeconds(10), Duration.ZERO);
-        pause(Duration.ofMillis(1_300)); // the task runs past the first lockAtMostFor
+        pause(Duration.ofMillis(2_300)); // the task runs past the first lockAtMostFor
         assertLocked(name);
         extended.unlock();
         assertUnlocked(name);
@@ -131,12 +131,12 @@ abstract class ShedLockContract extends ProviderSupport {
 
     @Test
     void aLockCanBeExtendedSeveralTimes() {
-        FencedSimpleLock lock = lock(Duration.ofSeconds(1));
+        FencedSimpleLock lock = lock(Duration.ofSeconds(2));
         FencedSimpleLock extended = lock;
         for (int i = 0; i < 3; i++) {
             extended = extended(extended, Duration.ofSeconds(10), Duration.ZERO);
         }
-        pause(Duration.ofMillis(1_300)); // past the first lockAtMostFor
+        pause(Duration.ofMillis(2_300)); // past the first lockAtMostFor
         assertLocked(name);
         extended.unlock();
         assertUnlocked(name);
@@ -153,8 +153,8 @@ abstract class ShedLockContract extends ProviderSupport {
 
     @Test
     void anExpiredLockCannotBeExtended() {
-        FencedSimpleLock lock = lock(Duration.ofMillis(50));
-        pause(Duration.ofMillis(150)); // the task outlives its lock
+        FencedSimpleLock lock = lock(Duration.ofMillis(2)); // a name never locked before, for 2 ms: granted
+        pause(Duration.ofMillis(20)); // the task outlives its lock
         assertThat(lock.extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
         assertUnlocked(name);
     }

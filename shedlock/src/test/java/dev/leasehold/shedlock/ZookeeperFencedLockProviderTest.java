@@ -39,6 +39,7 @@ class ZookeeperFencedLockProviderTest extends FencedLockProviderContract {
         providerA = new ZookeeperFencedLockProvider(clientA, BASE_PATH);
         providerB = new ZookeeperFencedLockProvider(clientB, BASE_PATH);
         FencedSchema.install(resource);
+        warmUp();
     }
 
     @AfterEach

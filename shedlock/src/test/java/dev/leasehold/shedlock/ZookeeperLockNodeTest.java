@@ -35,6 +35,7 @@ class ZookeeperLockNodeTest {
         server = new TestingServer();
         client = ZookeeperFencedLockProviderTest.client(server);
         provider = new ZookeeperFencedLockProvider(client, BASE);
+        lock(provider, "warm-up", Duration.ofSeconds(30), Duration.ZERO).unlock(); // the fresh server's first write
     }
 
     @AfterAll
@@ -117,10 +118,10 @@ class ZookeeperLockNodeTest {
     void aLockOutlivesItsHoldersSessionAndExpiresAtLockAtMostFor() throws Exception {
         String name = "outlives-session";
         CuratorFramework holder = ZookeeperFencedLockProviderTest.client(server);
-        lock(new ZookeeperFencedLockProvider(holder, BASE), name, Duration.ofMillis(600), Duration.ZERO);
+        lock(new ZookeeperFencedLockProvider(holder, BASE), name, Duration.ofMillis(2_000), Duration.ZERO);
         holder.close(); // the holder's process is gone, its session closed
         assertThat(provider.lock(config(name))).isEmpty();
-        ProviderSupport.pause(Duration.ofMillis(800)); // past lockAtMostFor
+        ProviderSupport.pause(Duration.ofMillis(2_300)); // past lockAtMostFor
         lock(provider, name, Duration.ofMinutes(5), Duration.ZERO).unlock();
     }
 
