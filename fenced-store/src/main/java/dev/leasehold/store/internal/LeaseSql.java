@@ -82,15 +82,16 @@ public abstract class LeaseSql {
             Connection c, String name, String holder, long leaseMillis, int timeoutSeconds) throws SQLException;
 
     /**
-     * The end of the grant {@code (holder, generation)} of {@code name}, if it is still current: read back after a
-     * {@link #create}, whose INSERT cannot return it on every database.
+     * The end of the grant {@code (holder, generation)} of {@code name}, whether or not it has passed, if nobody took
+     * the row since: read back after a {@link #create}, whose INSERT cannot return it on every database. A ttl
+     * shorter than the round trip may have ended by then; the grant was made all the same.
      */
     public final Optional<Instant> heldUntil(
             Connection c, String name, String holder, long generation, int timeoutSeconds) throws SQLException {
         return query(
                         c,
                         timeoutSeconds,
-                        "SELECT lease_until FROM " + table + " WHERE " + current(),
+                        "SELECT lease_until FROM " + table + " WHERE name = ? AND holder = ? AND generation = ?",
                         row -> Jdbc.instant(row, "lease_until"),
                         name,
                         holder,

@@ -171,7 +171,8 @@ public final class LeaseLock {
             if (!created) {
                 return Optional.empty();
             }
-            // empty only if the hold already ended (a ttl shorter than the round trip): nothing to hold then
+            // The hold was made, even if a ttl shorter than the round trip has ended by now (then renew and unlock
+            // of it return false, as for any expired hold); empty only if another took the row meanwhile.
             return sql.heldUntil(c, name, holdId, 1, timeoutSeconds)
                     .map(until -> new Hold(1, name, holder, until, holdId));
         });
