@@ -399,7 +399,9 @@ init {
  *   GATE_KEY_SHARE    the raise does not wait for the shared holders (PostgreSQL's FOR KEY SHARE, which an UPDATE
  *                     of a non-key column such as the token does not conflict with);
  *   (no GATE_FAIR)    with GATE_FOREVER: the row lock alone; refuted as a liveness violation (an acceptance cycle:
- *                     two writers take turns holding the share lock, and the raise never gets it);
+ *                     two writers take turns holding the share lock, and the raise never gets it). With
+ *                     GATE_GAP_TO_RAISE the row goes to the waiting raise whenever no one holds it (a new sharer
+ *                     joins only other sharers, as the issue measured), so the cycle is the overlap alone;
  *   GATE_CHECK_OWN_TX with GATE_CALLER_TX: the check runs in a transaction of its own, which commits (releasing its
  *                     locks) before the caller's writes commit in another (@Transactional + gate.write(...));
  *   GATE_CATCH_COMMIT with GATE_CALLER_TX: the caller catches StaleTokenException and commits anyway.
@@ -433,6 +435,7 @@ byte gHi;            /* ghost: the highest token a committed write carried */
 byte gFenced;        /* ghost: the highest token whose advance has returned */
 bool gRaiseWaited;   /* ghost (probe): the raise found shared holders in its way */
 byte gRaiser;        /* the raise's _pid */
+bool gXWait;         /* the advance has begun and does not hold the row yet (read only with GATE_GAP_TO_RAISE) */
 
 #define SH 1         /* lock modes */
 #define EX 2
@@ -552,7 +555,11 @@ inline gShared(t, got) {
     }
 #else
     atomic {
+#ifdef GATE_GAP_TO_RAISE
+        gX == 0 && (gS > 0 || !gXWait) ->   /* joins other sharers even while the raise waits, never a free row */
+#else
         gX == 0 ->
+#endif
         if
         :: gMark == t -> gS++; got = true;
            printf("MSC: thread %d shares the mark %d (%d holders)\n", _pid, t, gS);
@@ -569,9 +576,15 @@ inline gExclusive(t, ok) {
     atomic {
 #ifdef GATE_KEY_SHARE
         gX == 0 ->
+#elif defined(GATE_GAP_TO_RAISE)
+        gX == 0 && gS == 0 && (_pid == gRaiser || !gXWait) ->
 #else
         gX == 0 && gS == 0 ->
 #endif
+        if
+        :: _pid == gRaiser -> gXWait = false
+        :: else
+        fi;
         if
         :: gMark <= t -> gX = _pid + 1; ok = true;
            printf("MSC: thread %d locks the mark exclusively (mark %d, token %d)\n", _pid, gMark, t)
@@ -704,6 +717,7 @@ proctype GateRaiser(byte t) {
     bool got, ok, passed, shared, stale, keep2;
     atomic {
         printf("MSC: advance(%d) begins (%d shared holders of the mark)\n", t, gS);
+        gXWait = true;
         if
         :: gS > 0 -> gRaiseWaited = true
         :: else
