@@ -472,6 +472,10 @@ inline aLock(m) {
     atomic {
         if
         :: (m == SH && !aX && aQx == 0) || (m == EX && !aX && aS == 0 && aQn == 0) ->
+            if
+            :: _pid != gRaiser -> aLate[_pid] = gRaiseQ   /* G4 covers the grants at once too */
+            :: else
+            fi;
             aGrant(_pid, m)
         :: else ->
             aQp[aQn] = _pid; aQm[aQn] = m; aQn++;
