@@ -322,6 +322,7 @@ inline expire(s) {
 /* The guard is the d_step's first statement, so checking it and acting on it are one step. */
 #define EXPIRE_OPTION(s) :: d_step { expiries < MAXEXPIRIES && sAlive[s] -> expire(s) }
 
+#ifndef GATE_LOCKS   /* not started when the gate's lock protocol is checked on its own */
 active proctype ZooKeeper() {
     byte i;
 end_server:
@@ -339,6 +340,7 @@ end_server:
        }
     od
 }
+#endif
 
 #ifndef GATE_LOCKS   /* GATE_LOCKS checks the gate's lock protocol on its own: see the block at the end */
 init {
@@ -349,14 +351,15 @@ init {
 }
 #endif
 
-/* ==== the gate's lock protocol (issue 24): several writers of one token beside a raise ====================
+/* ==== the gate's lock protocol (issues 24, 41, 43): several writers of one token beside a raise ============
  *
  * Compiled with GATE_LOCKS, and then ON ITS OWN (the election above is not started): one resource whose mark the
  * old leader has raised to 1; GWRITERS threads of that leader each write GWRITES times through the gate with
- * token 1, while a new leader advances the mark to 2 and then writes with token 2. The election's participants
- * above write one at a time, so for them a shared and an exclusive lock cannot differ; here they can.
+ * token 1 (with GATE_FOREVER: without end, the writers keep coming), while a new leader advances the mark to 2 and
+ * then writes GWRITES times with token 2. The election's participants above write one at a time, so for them a
+ * shared and an exclusive lock cannot differ; here they can.
  *
- * The protocol (FenceGate):
+ * The row protocol (FenceGate, every database):
  *   equal token   SELECT 1 FROM fence WHERE resource = r AND token = t FOR SHARE (InnoDB: LOCK IN SHARE MODE):
  *                 waits while an exclusive lock is held, then reads the newest committed mark; one row = the
  *                 mark is t and is now share-locked until commit (writers of t do not exclude each other); none =
@@ -367,16 +370,41 @@ init {
  * Which of the two a write tries first depends on what its gate remembers, so here it is chosen freely: the
  * guarantee must not depend on it.
  *
- * Properties (assertions at each write's commit, and at each advance's return):
- *   G1  a write whose token is below the mark at its commit is never kept: t >= the committed mark;
+ * The fair lock (GATE_FAIR, issue 41: PostgreSQL): before the row protocol, the check takes a transaction-level
+ * advisory lock on the resource, shared on the shared path and exclusive on the exclusive path, held to the end of
+ * the transaction. PostgreSQL's heavyweight lock queue: a request is granted at once only if it conflicts neither
+ * with a lock held nor with a request already WAITING (so a new sharer queues behind a waiting raise); otherwise
+ * it waits in arrival order, and each release grants the waiters, front to back, that conflict neither with what
+ * is held nor with a waiter still ahead of them (ProcLockWakeup). Without GATE_FAIR the row lock alone decides, as
+ * PostgreSQL's row locks do: a FOR SHARE that finds only sharers joins them at once, even while an UPDATE waits.
+ *
+ * The caller's transaction (GATE_CALLER_TX, issue 43: FenceGate.check(tx, resource, token)): the check joins a
+ * transaction the caller owns. The caller may write before the check (uncommitted) and after it, and then commits
+ * or rolls back as it chooses; a stale check makes it roll back. The check's locks end with that transaction.
+ * Without GATE_CALLER_TX the gate owns the transaction: the check, one write, commit.
+ *
+ * Properties (assertions at each write's commit, and at each grant of the advisory lock):
+ *   G1  a write whose token is below the mark at its commit is never kept: t >= the committed mark (with the
+ *       caller's transaction: every write of it, before the check or after);
  *   G2  a write commits only with a token >= every advance that has RETURNED (advance returns only once no
  *       lower-token write can still commit);
- *   G3  committed writes' tokens never decrease (rules 1 + 2 above).
+ *   G3  committed writes' tokens never decrease (rules 1 + 2 above);
+ *   G4  (GATE_FAIR) no request made while the raise waits is granted before the raise: the advance waits only for
+ *       the transactions that held or asked for the lock before it;
+ *   raise (GATE_FOREVER, LTL, checked with weak fairness: pan -a -f): the advance returns, <> (gFenced == 2), while
+ *       the writers keep coming.
  * Broken variants, refuted by model/check:
- *   GATE_NO_REREAD  the shared check keeps what it read BEFORE waiting for the lock (a snapshot taken at the
- *                   statement's start), instead of reading the newest committed mark once it holds the lock;
- *   GATE_KEY_SHARE  the raise does not wait for the shared holders (PostgreSQL's FOR KEY SHARE, which an UPDATE
- *                   of a non-key column such as the token does not conflict with).
+ *   GATE_NO_REREAD    the shared check keeps what it read BEFORE waiting for the lock (a snapshot taken at the
+ *                     statement's start), instead of reading the newest committed mark once it holds the lock;
+ *   GATE_KEY_SHARE    the raise does not wait for the shared holders (PostgreSQL's FOR KEY SHARE, which an UPDATE
+ *                     of a non-key column such as the token does not conflict with);
+ *   (no GATE_FAIR)    with GATE_FOREVER: the row lock alone; refuted as a liveness violation (an acceptance cycle:
+ *                     two writers take turns holding the share lock, and the raise never gets it). With
+ *                     GATE_GAP_TO_RAISE the row goes to the waiting raise whenever no one holds it (a new sharer
+ *                     joins only other sharers, as the issue measured), so the cycle is the overlap alone;
+ *   GATE_CHECK_OWN_TX with GATE_CALLER_TX: the check runs in a transaction of its own, which commits (releasing its
+ *                     locks) before the caller's writes commit in another (@Transactional + gate.write(...));
+ *   GATE_CATCH_COMMIT with GATE_CALLER_TX: the caller catches StaleTokenException and commits anyway.
  * H2 has no shared row lock: there every check is the exclusive one, which is this protocol with the shared
  * path never chosen (a behaviour the search includes).
  */
@@ -385,13 +413,19 @@ init {
 #define GWRITERS 3    /* threads of the old leader writing with token 1 */
 #endif
 #ifndef GWRITES
-#define GWRITES  2    /* writes per thread */
+#define GWRITES  2    /* transactions per thread (with GATE_FOREVER: the old leader's are without end) */
 #endif
 #ifndef PROBE_GATE_SHARED
 #define PROBE_GATE_SHARED 0  /* two writes of one token hold the mark at the same time */
 #endif
 #ifndef PROBE_GATE_WAITED
 #define PROBE_GATE_WAITED 0  /* a raise waits for shared holders, and then a writer of the old token is refused */
+#endif
+#ifndef PROBE_GATE_QUEUED
+#define PROBE_GATE_QUEUED 0  /* (GATE_FAIR) a writer's request queues behind the waiting raise */
+#endif
+#ifndef PROBE_CALLER_BEFORE
+#define PROBE_CALLER_BEFORE 0  /* (GATE_CALLER_TX) a write made before the check is rolled back: the check was stale */
 #endif
 
 byte gMark = 1;      /* the committed mark: the old leader advanced to 1 before its threads started */
@@ -400,6 +434,107 @@ byte gS;             /* how many transactions hold the mark row's shared lock */
 byte gHi;            /* ghost: the highest token a committed write carried */
 byte gFenced;        /* ghost: the highest token whose advance has returned */
 bool gRaiseWaited;   /* ghost (probe): the raise found shared holders in its way */
+byte gRaiser;        /* the raise's _pid */
+bool gXWait;         /* the advance has begun and does not hold the row yet (read only with GATE_GAP_TO_RAISE) */
+
+#define SH 1         /* lock modes */
+#define EX 2
+
+#ifdef GATE_FAIR
+/* The advisory lock on the resource, with PostgreSQL's wait queue. */
+#define QN (GWRITERS + 1)
+byte aS;             /* shared holders */
+bool aX;             /* an exclusive holder */
+byte aQp[QN];        /* the wait queue, in arrival order: _pid ... */
+byte aQm[QN];        /* ... and mode */
+byte aQn;            /* waiting requests */
+byte aQx;            /* of which exclusive */
+bool aGot[GWRITERS + 2];   /* indexed by _pid (init 0, writers 1..GWRITERS, the raise GWRITERS + 1) */
+bool aLate[GWRITERS + 2];  /* ghost (G4): the request was made while the raise waited */
+bool gRaiseQ;        /* ghost: the raise waits in the queue */
+byte ai, aj;          /* the wake-up's scratch (0 outside it) */
+byte aheadX, aheadAny;  /* bools */
+
+inline aGrant(p, m) {
+    if
+    :: m == SH -> aS++
+    :: else -> aX = true
+    fi;
+    aGot[p] = true;
+    if
+    :: p == gRaiser -> gRaiseQ = false
+    :: else -> assert(!(aLate[p] && gRaiseQ)); aLate[p] = false    /* G4 */
+    fi
+}
+
+/* Request the advisory lock in mode m and wait until it is granted. */
+inline aLock(m) {
+    atomic {
+        if
+        :: (m == SH && !aX && aQx == 0) || (m == EX && !aX && aS == 0 && aQn == 0) ->
+            if
+            :: _pid != gRaiser -> aLate[_pid] = gRaiseQ   /* G4 covers the grants at once too */
+            :: else
+            fi;
+            aGrant(_pid, m)
+        :: else ->
+            aQp[aQn] = _pid; aQm[aQn] = m; aQn++;
+            if
+            :: m == EX -> aQx++
+            :: else
+            fi;
+            if
+            :: _pid == gRaiser && gFenced == 0 -> gRaiseQ = true    /* the advance (not the new leader's writes) */
+            :: _pid != gRaiser -> aLate[_pid] = gRaiseQ; PROBE(PROBE_GATE_QUEUED && gRaiseQ)
+            :: else
+            fi;
+            printf("MSC: thread %d waits for the advisory lock (mode %d: 1 shared, 2 exclusive), %d waiting\n", _pid, m, aQn)
+        fi;
+        aGot[_pid]        /* while queued, atomicity is given up here: the others run */
+    }
+}
+
+/* Release the advisory lock held in mode m (at commit or rollback), and wake the waiters (ProcLockWakeup); one
+ * step of the releasing transaction's end (called inside its d_step). */
+inline aUnlock(m) {
+        aGot[_pid] = false;
+        if
+        :: m == SH -> aS--
+        :: else -> aX = false
+        fi;
+        ai = 0; aj = 0; aheadX = false; aheadAny = false;
+        do
+        :: ai < aQn ->
+            if
+            :: (aQm[ai] == SH && !aX && !aheadX) || (aQm[ai] == EX && !aX && aS == 0 && !aheadAny) ->
+                if
+                :: aQm[ai] == EX -> aQx--
+                :: else
+                fi;
+                aGrant(aQp[ai], aQm[ai])
+            :: else ->
+                aheadAny = true;
+                if
+                :: aQm[ai] == EX -> aheadX = true
+                :: else
+                fi;
+                aQp[aj] = aQp[ai]; aQm[aj] = aQm[ai]; aj++
+            fi;
+            ai++
+        :: else -> break
+        od;
+        do
+        :: aj < aQn -> aQn--; aQp[aQn] = 0; aQm[aQn] = 0
+        :: else -> break
+        od;
+        ai = 0; aj = 0; aheadX = false; aheadAny = false
+}
+#define ALOCK(m)   aLock(m); amode = m
+#define AUNLOCK    if :: amode != 0 -> aUnlock(amode); amode = 0 :: else fi
+#else
+#define ALOCK(m)   skip
+#define AUNLOCK    skip
+#endif
 
 /* A write with token t commits. */
 inline gCommitWrite(t) {
@@ -424,7 +559,11 @@ inline gShared(t, got) {
     }
 #else
     atomic {
+#ifdef GATE_GAP_TO_RAISE
+        gX == 0 && (gS > 0 || !gXWait) ->   /* joins other sharers even while the raise waits, never a free row */
+#else
         gX == 0 ->
+#endif
         if
         :: gMark == t -> gS++; got = true;
            printf("MSC: thread %d shares the mark %d (%d holders)\n", _pid, t, gS);
@@ -441,9 +580,15 @@ inline gExclusive(t, ok) {
     atomic {
 #ifdef GATE_KEY_SHARE
         gX == 0 ->
+#elif defined(GATE_GAP_TO_RAISE)
+        gX == 0 && gS == 0 && (_pid == gRaiser || !gXWait) ->
 #else
         gX == 0 && gS == 0 ->
 #endif
+        if
+        :: _pid == gRaiser -> gXWait = false
+        :: else
+        fi;
         if
         :: gMark <= t -> gX = _pid + 1; ok = true;
            printf("MSC: thread %d locks the mark exclusively (mark %d, token %d)\n", _pid, gMark, t)
@@ -454,61 +599,157 @@ inline gExclusive(t, ok) {
     }
 }
 
-/* One write through the gate with token t; stale = it was refused (StaleTokenException). */
-inline gWrite(t, stale) {
-    got = false;
+/* The check with token t, in the current transaction: passed = it holds a lock on a mark equal to t (or about to
+ * be t: the exclusive lock); else stale. On the shared path it tries the shared check first. */
+inline gCheck(t, shared, passed) {
+    got = false; ok = false;
     if
-    :: gShared(t, got)
-    :: skip                 /* the gate does not remember t passing: straight to the exclusive check */
-    fi;
-    if
-    :: got -> atomic { gCommitWrite(t); gS-- }
-    :: else ->
-        gExclusive(t, ok);
+    :: shared ->
+        ALOCK(SH);
+        gShared(t, got);
         if
-        :: ok -> atomic { gCommitWrite(t); gMark = t; gX = 0 }
-        :: else -> stale = true
+        :: got -> passed = true
+        :: else -> gExclusive(t, ok); passed = ok
         fi
+    :: else ->
+        ALOCK(EX);
+        gExclusive(t, ok); passed = ok
     fi
+}
+
+/* The transaction ends: a commit keeps the caller's pending writes and the exclusive check's new mark; a rollback
+ * keeps nothing. Either way every lock of the transaction is released. */
+inline gEnd(t, commit) {
+    d_step {
+        if
+        :: commit && pend > 0 -> gCommitWrite(t)
+        :: else
+        fi;
+        if
+        :: commit && gX == _pid + 1 -> gMark = t
+        :: else
+        fi;
+        if
+        :: gX == _pid + 1 -> gX = 0
+        :: got -> gS--
+        :: else
+        fi;
+        got = false; ok = false; pend = 0; passed = false; shared = false;   /* locals back to rest: fewer states */
+        AUNLOCK
+    }
+}
+
+#ifdef GATE_FOREVER
+#define STALE skip           /* the writers keep coming: a refusal stops no one */
+#else
+#define STALE stale = true   /* StaleTokenException: this thread stops */
+#endif
+
+/* One transaction with token t; stale = the check refused t (StaleTokenException). */
+inline gTx(t, stale) {
+    passed = false;
+    /* which check the gate tries first: what it remembers (the shared one, for a token it saw pass) */
+    if
+    :: shared = true
+    :: shared = false
+    fi;
+#ifdef GATE_CALLER_TX
+    if
+    :: pend = 1; printf("MSC: thread %d writes with token %d BEFORE the check (uncommitted)\n", _pid, t)
+    :: skip
+    fi;
+#ifdef GATE_CHECK_OWN_TX
+    /* the check in a transaction of its own, committed before the caller's writes commit */
+    keep = pend; pend = 0;
+    gCheck(t, shared, passed);
+    keep2 = passed;
+    gEnd(t, keep2);
+    passed = keep2; keep2 = false;
+    pend = keep; keep = 0;
+    printf("MSC: thread %d's check committed on its own (passed %d); its locks are released\n", _pid, passed);
+#else
+    gCheck(t, shared, passed);
+#endif
+    if
+    :: passed ->
+        if
+        :: pend++; printf("MSC: thread %d writes with token %d after the check\n", _pid, t)
+        :: skip
+        fi;
+        if
+        :: gEnd(t, true)
+        :: gEnd(t, false); printf("MSC: thread %d's caller rolls back\n", _pid)
+        fi
+    :: else ->
+        STALE;
+        PROBE(PROBE_CALLER_BEFORE && pend > 0);
+#ifdef GATE_CATCH_COMMIT
+        printf("MSC: thread %d's caller catches StaleTokenException and COMMITS\n", _pid);
+        gEnd(t, true)
+#else
+        gEnd(t, false)
+#endif
+    fi
+#else
+    gCheck(t, shared, passed);
+    if
+    :: passed -> pend = 1; gEnd(t, true)    /* the gate's work (one write), then commit */
+    :: else -> STALE; gEnd(t, false)         /* stale: roll back */
+    fi
+#endif
 }
 
 proctype GateWriter(byte t) {
-    byte n, seen;
-    bool got, ok, stale;
+    byte n, seen, pend, keep, amode;
+    bool got, ok, passed, shared, stale, keep2;
+#ifdef GATE_FOREVER
+end_writer:
     do
-    :: n < GWRITES && !stale -> n++; gWrite(t, stale)
+    :: gTx(t, stale)         /* the old leader's threads keep coming, refused or not */
+    od
+#else
+    do
+    :: n < GWRITES && !stale -> n++; gTx(t, stale)
     :: else -> break
     od
+#endif
 }
 
-/* The new leader: advance(t) (an exclusive check, commit, return), then its own writes with t. */
+/* The new leader: advance(t) (an exclusive check, commit, return), then its own transactions with t. */
 proctype GateRaiser(byte t) {
-    byte n, seen;
-    bool got, ok, stale;
+    byte n, seen, pend, keep, amode;
+    bool got, ok, passed, shared, stale, keep2;
     atomic {
+        printf("MSC: advance(%d) begins (%d shared holders of the mark)\n", t, gS);
+        gXWait = true;
         if
-        :: gS > 0 -> gRaiseWaited = true; printf("MSC: the raise to %d waits for %d shared holders\n", t, gS)
+        :: gS > 0 -> gRaiseWaited = true
         :: else
         fi
     };
+    ALOCK(EX);
     gExclusive(t, ok);
     if
     :: ok ->
-        atomic { gMark = t; gX = 0; printf("MSC: advance(%d) commits\n", t) };
+        d_step { gMark = t; gX = 0; ok = false; AUNLOCK; printf("MSC: advance(%d) commits\n", t) };
         atomic { gFenced = t; printf("MSC: advance(%d) RETURNS\n", t) };
         do
-        :: n < GWRITES && !stale -> n++; gWrite(t, stale)
+        :: n < GWRITES && !stale -> n++; gTx(t, stale)
         :: else -> break
         od
-    :: else -> skip
+    :: else -> AUNLOCK
     fi
 }
+
+#ifdef GATE_FOREVER
+ltl raise { <> (gFenced == 2) }
+#endif
 
 init {
     atomic {
         byte i;
         for (i : 1 .. GWRITERS) { run GateWriter(1) }
-        run GateRaiser(2)
+        gRaiser = run GateRaiser(2)
     }
 }
 #endif
