@@ -493,16 +493,48 @@ public final class FenceGate {
      * @return the mark before the re-base, if there was one
      */
     public OptionalLong rebase(String resource, long newToken, String operator, String reason) {
+        return rebaseIf(resource, null, newToken, operator, reason);
+    }
+
+    /**
+     * {@link #rebase(String, long, String, String)} as a compare-and-set: re-bases only if the mark is still the one
+     * the operator was shown. A leader that advanced between the look and the confirmation must not be lowered without
+     * a new look. The check and the re-base are one transaction, behind the mark's lock.
+     *
+     * <p>The audit row also records the database user ({@code CURRENT_USER}, from the server) and the operating
+     * system user of the calling JVM beside {@code operator}.
+     *
+     * @param resource the name of the fenced resource
+     * @param expected the mark the operator saw ({@link #highestToken}), empty for none
+     * @param newToken the new mark (see {@link #rebase(String, long, String, String)})
+     * @param operator who re-bases: not blank, no control characters, at most 200 characters
+     * @param reason   why: 1 to 1000 non-blank characters, no control characters
+     * @return the mark before the re-base: {@code expected}
+     * @throws MarkMovedException if the mark is not {@code expected}; nothing was written
+     */
+    public OptionalLong rebase(String resource, OptionalLong expected, long newToken, String operator, String reason) {
+        Args.notNull(expected, "expected");
+        return rebaseIf(resource, expected, newToken, operator, reason);
+    }
+
+    private OptionalLong rebaseIf(
+            String resource, OptionalLong expected, long newToken, String operator, String reason) {
         Args.name(resource, "resource");
         Args.token(newToken, "newToken");
         Args.name(operator, "operator");
         Args.notNull(reason, "reason");
         if (reason.isBlank() || reason.length() > 1000) {
-            throw new IllegalArgumentException("reason must be 1 to 1000 non-blank characters, was '" + reason + "'");
+            throw new IllegalArgumentException(
+                    "reason must be 1 to 1000 non-blank characters, was '" + Args.printable(reason) + "'");
         }
+        Args.noControlCharacters(reason, "reason");
+        String osUser = System.getProperty("user.name", "?");
         OptionalLong old = context.jdbc().inTransaction("re-basing the fence of '" + resource + "'", tx -> {
             SqlDialect sql = context.sql();
             OptionalLong previous = FenceHistory.lockMark(tx, sql, resource); // behind the queue, as a raise
+            if (expected != null && !expected.equals(previous)) {
+                throw new MarkMovedException(resource, expected, previous);
+            }
             String set = "UPDATE " + sql.tables.fence() + " SET token = ?, updated_at = " + sql.now()
                     + " WHERE resource = ?";
             if (!Jdbc.oneRow(Jdbc.update(tx, set, newToken, resource), "rebase")
@@ -514,22 +546,24 @@ public final class FenceGate {
             Jdbc.update(
                     tx,
                     "INSERT INTO " + sql.tables.fenceRebase()
-                            + " (resource, old_token, new_token, operator, reason, rebased_at) VALUES (?, "
-                            + (previous.isEmpty() ? "NULL" : "?") + ", ?, ?, ?, " + sql.now() + ")",
+                            + " (resource, old_token, new_token, operator, reason, rebased_at, os_user, db_user)"
+                            + " VALUES (?, " + (previous.isEmpty() ? "NULL" : "?") + ", ?, ?, ?, " + sql.now()
+                            + ", ?, CURRENT_USER)",
                     previous.isEmpty()
-                            ? new Object[] {resource, newToken, operator, reason}
-                            : new Object[] {resource, previous.getAsLong(), newToken, operator, reason});
+                            ? new Object[] {resource, newToken, operator, reason, osUser}
+                            : new Object[] {resource, previous.getAsLong(), newToken, operator, reason, osUser});
             FenceHistory.rebased(tx, sql, resource, newToken, previous, operator, reason);
             return previous;
         });
         passed.forget(resource); // the mark may be lower now: a token of ours raising it again is a change to record
         log.warn(
-                "fence of resource '{}' RE-BASED from {} to {} by '{}': {}",
+                "fence of resource '{}' RE-BASED from {} to {} by '{}' (os user '{}'): {}",
                 resource,
                 old.isPresent() ? old.getAsLong() : "nothing",
                 newToken,
                 operator,
-                reason);
+                osUser,
+                Args.printable(reason));
         return old;
     }
 

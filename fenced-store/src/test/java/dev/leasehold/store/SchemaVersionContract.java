@@ -53,8 +53,8 @@ abstract class SchemaVersionContract {
         FencedSchema.install(dataSource(), config);
         FencedSchema.install(dataSource(), config);
 
-        assertThat(versions("sv_fresh_")).containsExactly(1, 2, 3, 4, 5, 6);
-        assertThat(FencedSchema.currentVersion()).isEqualTo(6);
+        assertThat(versions("sv_fresh_")).containsExactly(1, 2, 3, 4, 5, 6, 7);
+        assertThat(FencedSchema.currentVersion()).isEqualTo(7);
         FencedSchema.verify(dataSource(), config);
     }
 
@@ -85,7 +85,7 @@ abstract class SchemaVersionContract {
         FencedSchema.install(dataSource(), config);
 
         FencedSchema.verify(dataSource(), config);
-        assertThat(versions(p)).containsExactly(1, 2, 3, 4, 5, 6);
+        assertThat(versions(p)).containsExactly(1, 2, 3, 4, 5, 6, 7);
         assertThat(new FenceGate(dataSource(), config).highestToken("billing")).hasValue(42);
         BatchClaims batches = new BatchClaims(dataSource(), config);
         assertThat(batches.state("claimed-twice"))
@@ -116,7 +116,7 @@ abstract class SchemaVersionContract {
 
         FencedSchema.verify(dataSource(), config);
         FencedSchema.install(dataSource(), config);
-        assertThat(versions("sv_tool_")).containsExactly(1, 2, 3, 4, 5, 6);
+        assertThat(versions("sv_tool_")).containsExactly(1, 2, 3, 4, 5, 6, 7);
         BatchClaims batches = new BatchClaims(dataSource(), config);
         batches.enqueue("b", "p");
         assertThat(batches.claimNext("w", Duration.ofSeconds(30))).isPresent();
@@ -130,7 +130,7 @@ abstract class SchemaVersionContract {
 
         assertThatThrownBy(() -> FencedSchema.verify(dataSource(), config))
                 .isInstanceOf(StoreException.class)
-                .hasMessageContaining("is at version 1; this release needs version 6")
+                .hasMessageContaining("is at version 1; this release needs version 7")
                 .hasMessageContaining("FencedSchema.install");
     }
 
@@ -181,7 +181,7 @@ abstract class SchemaVersionContract {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(versions("sv_race_")).containsExactly(1, 2, 3, 4, 5, 6);
+        assertThat(versions("sv_race_")).containsExactly(1, 2, 3, 4, 5, 6, 7);
         FencedSchema.verify(dataSource(), config);
     }
 

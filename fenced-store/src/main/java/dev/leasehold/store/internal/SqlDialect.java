@@ -291,7 +291,9 @@ public abstract class SqlDialect {
                 new Migration(3, "the fenced outbox", v3()),
                 new Migration(4, "the fence's history: every token that became a resource's mark", v4()),
                 new Migration(5, "keys compare exactly, trailing blanks included (NO PAD collation)", v5()),
-                new Migration(6, "leases for leader election on the database, with a generation as token", v6()));
+                new Migration(6, "leases for leader election on the database, with a generation as token", v6()),
+                new Migration(
+                        7, "who re-based a fence: the operating system and database users beside the operator", v7()));
     }
 
     private static final String TS = "TIMESTAMP WITH TIME ZONE";
@@ -449,11 +451,18 @@ public abstract class SqlDialect {
                 + " generation BIGINT NOT NULL)" + tableOptions());
     }
 
+    private List<String> v7() {
+        return List.of(
+                "ALTER TABLE " + tables.fenceRebase() + " ADD COLUMN " + ifNotExists() + "os_user VARCHAR(200)",
+                "ALTER TABLE " + tables.fenceRebase() + " ADD COLUMN " + ifNotExists() + "db_user VARCHAR(200)");
+    }
+
     /** Every table of the current version and the columns the store reads and writes in it (for verify). */
     public final java.util.Map<String, String> columnsInUse() {
         return java.util.Map.of(
                 tables.fence(), "resource, token, updated_at",
-                tables.fenceRebase(), "id, resource, old_token, new_token, operator, reason, rebased_at",
+                tables.fenceRebase(),
+                        "id, resource, old_token, new_token, operator, reason, rebased_at, os_user, db_user",
                 tables.fenceHistory(), "id, resource, token, previous_token, holder, kind, reason, marked_at",
                 tables.batches(),
                         "id, seq, payload, status, owner, lease_until, fence, result, enqueued_at,"

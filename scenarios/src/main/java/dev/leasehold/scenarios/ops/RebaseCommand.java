@@ -2,6 +2,7 @@ package dev.leasehold.scenarios.ops;
 
 import dev.leasehold.scenarios.cli.DatabaseOptions;
 import dev.leasehold.store.FenceGate;
+import dev.leasehold.store.MarkMovedException;
 import dev.leasehold.store.StoreConfig;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -95,9 +96,14 @@ public final class RebaseCommand implements Callable<Integer> {
         }
         OptionalLong old;
         try {
-            old = gate.rebase(resource, token, operator, reason);
+            // compare-and-set against what the operator was shown: a leader that advanced meanwhile is not lowered
+            old = gate.rebase(resource, current, token, operator, reason);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        } catch (MarkMovedException e) {
+            out.println("not re-based: " + e.getMessage());
+            out.flush();
+            return 1;
         }
         out.println("fence of '" + resource + "' re-based from " + mark(old) + " to " + token + " by " + operator + ": "
                 + reason);

@@ -328,6 +328,86 @@ class OpsCommandsTest {
         }
     }
 
+    /**
+     * Issue 42: rebase read the mark, asked, and then re-based without looking again: a new leader's advance between
+     * the prompt and the answer was lowered without a new prompt. The re-base is now a compare-and-set against what
+     * was shown, and the audit row records the operating system and database users.
+     */
+    @Test
+    void rebaseNeverLowersAMarkThatMovedWhileTheOperatorWasAsked() throws Exception {
+        String url = "jdbc:h2:mem:ops-rebase-cas;DB_CLOSE_DELAY=-1";
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL(url);
+        FencedSchema.install(ds);
+        FenceGate gate = new FenceGate(ds);
+        gate.advance("ledger", 500);
+        InputStream stdin = System.in;
+        System.setIn(
+                new InputStream() { // the operator answers "yes" while a new leader advances
+                    private final byte[] yes = "yes\n".getBytes(StandardCharsets.UTF_8);
+                    private int at;
+
+                    @Override
+                    public int read() {
+                        if (at == 0) {
+                            gate.advance("ledger", 900);
+                        }
+                        return at < yes.length ? yes[at++] : -1;
+                    }
+                });
+        Run moved;
+        try {
+            moved = Run.of(
+                    "rebase",
+                    "--jdbc",
+                    url,
+                    "--resource",
+                    "ledger",
+                    "--token",
+                    "12",
+                    "--operator",
+                    "alice",
+                    "--reason",
+                    "ensemble rebuilt");
+        } finally {
+            System.setIn(stdin);
+        }
+        assertThat(moved.exitCode()).as(moved.all()).isEqualTo(1);
+        assertThat(moved.out()).as(moved.all()).contains("not re-based", "its mark is 900, not the 500");
+        assertThat(gate.highestToken("ledger"))
+                .as("the new leader's mark stands")
+                .hasValue(900);
+
+        Run again = runWithInput(
+                "yes\n",
+                "rebase",
+                "--jdbc",
+                url,
+                "--resource",
+                "ledger",
+                "--token",
+                "12",
+                "--operator",
+                "alice",
+                "--reason",
+                "ensemble rebuilt");
+        assertThat(again.exitCode()).as(again.all()).isZero();
+        assertThat(gate.highestToken("ledger")).hasValue(12);
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT operator, os_user, db_user FROM leasehold_fence_rebase")) {
+            assertThat(rs.next())
+                    .as("one audit row: the refused re-base wrote none")
+                    .isTrue();
+            assertThat(rs.getString(1)).isEqualTo("alice");
+            assertThat(rs.getString(2)).isEqualTo(System.getProperty("user.name"));
+            assertThat(rs.getString(3))
+                    .as("the database user, from the server (H2: this data source has none)")
+                    .isNotNull();
+            assertThat(rs.next()).isFalse();
+        }
+    }
+
     private static Run runWithInput(String input, String... args) {
         InputStream stdin = System.in;
         System.setIn(new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)));
