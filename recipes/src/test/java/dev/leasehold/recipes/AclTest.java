@@ -77,4 +77,72 @@ class AclTest {
             assertThat(admin.getChildren().forPath(PATH)).hasSize(1);
         }
     }
+
+    /** Issue 42: the mutex's lock nodes get the client's ACL too: a stranger can neither delete a hold nor queue. */
+    @Test
+    void aMutexsNodesCarryTheClientsAcl() throws Exception {
+        try (TestingServer server = Zk.server();
+                CuratorFramework admin = Zk.started(Zk.builder(server.getConnectString())
+                        .authorization("digest", "admin:secret".getBytes(StandardCharsets.UTF_8))
+                        .aclProvider(CREATOR_ONLY));
+                CuratorFramework stranger = Zk.client(server.getConnectString());
+                FencedMutex mutex = new FencedMutex(admin, "/secure/lock")) {
+            FencingToken token = mutex.acquire();
+            assertThat(admin.getACL().forPath(token.path()).get(0).getId().getScheme())
+                    .isEqualTo("digest");
+            assertThat(admin.getACL().forPath("/secure/lock").get(0).getId().getScheme())
+                    .isEqualTo("digest");
+            assertThatThrownBy(() -> stranger.delete().forPath(token.path()))
+                    .isInstanceOf(KeeperException.NoAuthException.class);
+            assertThatThrownBy(() -> stranger.create()
+                            .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                            .forPath("/secure/lock/_c_00000000-0000-0000-0000-000000000000-lock-", new byte[0]))
+                    .isInstanceOf(KeeperException.NoAuthException.class);
+            assertThat(mutex.currentToken()).contains(token);
+            mutex.release();
+        }
+    }
+
+    /** Issue 42: a partition group's nodes (members, target, partition leases) get the client's ACL. */
+    @Test
+    void aPartitionGroupsNodesCarryTheClientsAcl() throws Exception {
+        try (TestingServer server = Zk.server();
+                CuratorFramework admin = Zk.started(Zk.builder(server.getConnectString())
+                        .authorization("digest", "admin:secret".getBytes(StandardCharsets.UTF_8))
+                        .aclProvider(CREATOR_ONLY));
+                CuratorFramework stranger = Zk.client(server.getConnectString())) {
+            java.util.concurrent.BlockingQueue<FencingToken> acquired =
+                    new java.util.concurrent.LinkedBlockingQueue<>();
+            try (FencedPartitions group =
+                    new FencedPartitions(admin, "/secure/partitions", "admin", 2, new FencedPartitionListener() {
+                        @Override
+                        public void acquired(int partition, FencingToken token) {
+                            acquired.add(token);
+                        }
+
+                        @Override
+                        public void lost(int partition, FencingToken token, LossCause cause) {}
+                    })) {
+                group.start();
+                FencingToken first = acquired.poll(Zk.WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                assertThat(first).as("a partition is held").isNotNull();
+                for (String node : admin.getChildren().forPath("/secure/partitions")) {
+                    assertThat(admin.getACL()
+                                    .forPath("/secure/partitions/" + node)
+                                    .get(0)
+                                    .getId()
+                                    .getScheme())
+                            .as(node)
+                            .isEqualTo("digest");
+                }
+                assertThat(admin.getACL().forPath(first.path()).get(0).getId().getScheme())
+                        .isEqualTo("digest");
+                assertThatThrownBy(() -> stranger.delete().forPath(first.path()))
+                        .isInstanceOf(KeeperException.NoAuthException.class);
+                assertThatThrownBy(() -> stranger.getChildren().forPath("/secure/partitions"))
+                        .isInstanceOf(KeeperException.NoAuthException.class);
+                assertThat(group.owned()).containsValue(first);
+            }
+        }
+    }
 }
