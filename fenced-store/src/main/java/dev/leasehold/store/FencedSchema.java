@@ -23,8 +23,9 @@ import javax.sql.DataSource;
  *
  * <p>Three ways to use it:
  * <ul>
- *   <li>{@link #install}: applies the migrations the database does not have yet, in order, and records each. Needs
- *       DDL rights. Idempotent; concurrent installs on PostgreSQL are serialized by an advisory lock (on H2,
+ *   <li>{@link #install}: reads the installed version first and, when the schema is current, creates nothing (so an
+ *       application role with DML rights only can call it on a schema a DBA installed); otherwise applies the
+ *       migrations the database does not have yet, in order, and records each, which needs DDL rights. Idempotent; concurrent installs on PostgreSQL are serialized by an advisory lock (on H2,
  *       within one JVM). A database
  *       created before schema versions existed (version 0: the tables, no version table) is upgraded in place.</li>
  *   <li>{@link #ddl}: the statements of the current version, version rows included, for Flyway, Liquibase or a DBA.
@@ -67,9 +68,11 @@ public final class FencedSchema {
     }
 
     /**
-     * Brings the schema to {@link #currentVersion()}.
+     * Brings the schema to {@link #currentVersion()}. Reads the installed version first (one query, no lock, no DDL):
+     * when it is current there is nothing to do, and nothing is created, so DML rights are enough; otherwise the
+     * missing migrations are applied, which needs the rights to create tables.
      *
-     * @param ds     where to install it, with the rights to create tables
+     * @param ds     where to install it: with the rights to create tables, unless the schema is current
      * @param config the table prefix (and a forced dialect, if any)
      * @throws StoreException if the schema is newer than this release knows, or the database refused a statement
      */
@@ -77,12 +80,35 @@ public final class FencedSchema {
         Args.notNull(ds, "dataSource");
         Args.notNull(config, "config");
         StoreContext context = new StoreContext(ds, config);
+        if (isCurrent(context, config)) {
+            return;
+        }
         INSTALLING.lock();
         try {
             installLocked(context, config);
         } finally {
             INSTALLING.unlock();
         }
+    }
+
+    /**
+     * Whether the schema is at {@link #currentVersion()}, read without DDL; {@code false} when the version table is
+     * missing or cannot be read (the install then says what the database refused).
+     *
+     * @throws StoreException if the schema is newer than this release knows
+     */
+    private static boolean isCurrent(StoreContext context, StoreConfig config) {
+        int installed;
+        try {
+            installed = context.jdbc()
+                    .withConnection(
+                            "reading the fenced store schema's version (prefix '" + config.tablePrefix() + "')",
+                            connection -> installedVersion(connection, context.sql()));
+        } catch (StoreException e) {
+            return false; // no version table, or no right to read it: the install says what the database refuses
+        }
+        refuseNewer(installed, config);
+        return installed == currentVersion();
     }
 
     private static void installLocked(StoreContext context, StoreConfig config) {

@@ -64,4 +64,31 @@ class PostgresSchemaVersionTest extends SchemaVersionContract {
                 .hasMessageContaining("table sv_app_slot_runs cannot be read")
                 .hasMessageContaining("permission denied");
     }
+
+    /**
+     * Issue 46: a DBA installed the schema; the application's role has SELECT, INSERT, UPDATE and DELETE only
+     * (PostgreSQL 15+ grants no CREATE on {@code public}). Its {@code install} finds the schema current and creates
+     * nothing. Before, install always began with {@code CREATE TABLE IF NOT EXISTS leasehold_schema_version}: "permission
+     * denied for schema public" on a schema that was complete.
+     */
+    @Test
+    void aDmlOnlyRoleInstallsNothingOnACurrentSchemaADbaInstalled() throws SQLException {
+        StoreConfig config = StoreConfig.defaults().withTablePrefix("sv_dba_");
+        FencedSchema.install(dataSource(), config);
+        execute("DROP ROLE IF EXISTS app_dml_only");
+        execute("CREATE ROLE app_dml_only LOGIN");
+        execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC");
+        execute("GRANT USAGE ON SCHEMA public TO app_dml_only");
+        execute("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO app_dml_only");
+        execute("GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO app_dml_only");
+        DataSource app = SharedPostgres.as("app_dml_only", "schema_version");
+
+        FencedSchema.install(app, config);
+        FencedSchema.install(app, config);
+        FencedSchema.verify(app, config);
+        assertThatThrownBy(() -> FencedSchema.install(app, config.withTablePrefix("sv_dba_missing_")))
+                .as("a schema that is not there still needs DDL rights, and says so")
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("permission denied");
+    }
 }

@@ -1,16 +1,22 @@
 package dev.leasehold.spring;
 
 import dev.leasehold.recipes.FencingToken;
+import dev.leasehold.spring.lease.LeaseLeaderInitiator;
 import dev.leasehold.spring.zookeeper.FencedLeaderInitiator;
 import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.event.AbstractLeaderEvent;
 
 /**
- * The Spring Integration leadership {@link Context} of one grant, with the grant's {@link FencingToken}.
+ * The Spring Integration leadership {@link Context} of one grant, with the grant's {@link FencingToken}: the one
+ * context type a {@code Candidate} casts to, on either election backend.
  *
- * <p>{@link FencedLeaderInitiator} hands it to {@code Candidate.onGranted} and {@code onRevoked}, and puts it in the
- * {@code OnGrantedEvent} and {@code OnRevokedEvent} it publishes. Send {@code token().value()} with every write the
- * leader makes; the resource (a {@code FenceGate}, say) refuses a token lower than the highest it has seen.
+ * <p>{@link FencedLeaderInitiator} (ZooKeeper, the default backend) and {@link LeaseLeaderInitiator}
+ * ({@code leasehold.election.backend=jdbc}, whose contexts are also {@link LeaseContext}s) hand it to
+ * {@code Candidate.onGranted} and {@code onRevoked}, and put it in the {@code OnGrantedEvent} and
+ * {@code OnRevokedEvent} they publish. Send {@code token().value()} with every write the leader makes; the resource
+ * (a {@code FenceGate}, say) refuses a token lower than the highest it has seen. {@code token().value()} is the
+ * leader's znode's czxid on ZooKeeper, the lease row's generation on the database: a {@code long} that grows with each
+ * grant, either way.
  *
  * <p>IMPORTANT: {@link #isLeader()} is a belief, never permission to write: by the time it returns, leadership may
  * have been lost. Only the resource's token check makes a stale leader's writes harmless.
@@ -22,7 +28,8 @@ public interface FencedContext extends Context {
     /**
      * The token of this grant.
      *
-     * @return the same token for the whole grant, also after it ended
+     * @return the same token for the whole grant, also after it ended; on the database lease its {@code path} is
+     *     {@code <lease table>/<role>}
      */
     FencingToken token();
 
@@ -50,7 +57,8 @@ public interface FencedContext extends Context {
     void progress();
 
     /**
-     * The fenced context carried by a leader event, if the event came from a {@link FencedLeaderInitiator}.
+     * The fenced context carried by a leader event, if the event came from a {@link FencedLeaderInitiator} or a
+     * {@link LeaseLeaderInitiator}.
      *
      * @param event an {@code OnGrantedEvent} or {@code OnRevokedEvent}
      * @return its context as a {@code FencedContext}
@@ -64,6 +72,7 @@ public interface FencedContext extends Context {
             return fenced;
         }
         throw new IllegalArgumentException("the event's context is not a FencedContext (it was published by "
-                + event.getSource() + ", not a FencedLeaderInitiator): it carries no fencing token");
+                + event.getSource() + ", not a FencedLeaderInitiator or LeaseLeaderInitiator): it carries no fencing"
+                + " token");
     }
 }

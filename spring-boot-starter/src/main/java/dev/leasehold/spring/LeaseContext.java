@@ -1,30 +1,35 @@
 package dev.leasehold.spring;
 
+import dev.leasehold.recipes.FencingToken;
 import dev.leasehold.spring.lease.LeaseLeaderInitiator;
 import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.event.AbstractLeaderEvent;
 
 /**
  * The Spring Integration leadership {@link Context} of one grant of a lease election on the database
- * ({@code leasehold.election.backend=jdbc}), with the grant's token: the lease row's generation.
+ * ({@code leasehold.election.backend=jdbc}), with the grant's token: the lease row's generation. A
+ * {@link FencedContext}, so a candidate written for either backend casts to {@code FencedContext} and reads
+ * {@code token().value()}; this type adds nothing a candidate needs.
  *
  * <p>{@link LeaseLeaderInitiator} hands it to {@code Candidate.onGranted} and {@code onRevoked}, and puts it in the
- * {@code OnGrantedEvent} and {@code OnRevokedEvent} it publishes. Send {@link #token()} with every write the leader
- * makes; the resource (a {@code FenceGate}, say) refuses a token lower than the highest it has seen.
+ * {@code OnGrantedEvent} and {@code OnRevokedEvent} it publishes. Send {@code token().value()} with every write the
+ * leader makes; the resource (a {@code FenceGate}, say) refuses a token lower than the highest it has seen.
  *
  * <p>IMPORTANT: {@link #isLeader()} is a belief, never permission to write: by the time it returns, leadership may
  * have been lost. Only the resource's token check makes a stale leader's writes harmless.
  *
  * <p>Thread-safety: implementations are thread-safe.
  */
-public interface LeaseContext extends Context {
+public interface LeaseContext extends FencedContext {
 
     /**
      * The token of this grant.
      *
-     * @return the lease row's generation for this grant, the same for the whole grant, also after it ended
+     * @return the same token for the whole grant, also after it ended: {@code value()} is the lease row's generation,
+     *     {@code path} {@code <lease table>/<role>}, {@code participantId} this holder's id
      */
-    long token();
+    @Override
+    FencingToken token();
 
     /**
      * {@code true} while this grant lasts: its renew deadline has not passed and it was not lost or yielded. A belief,

@@ -1,5 +1,6 @@
 package dev.leasehold.scenarios.cli;
 
+import dev.leasehold.scenarios.report.Skipped;
 import dev.leasehold.testkit.LocalH2;
 import dev.leasehold.testkit.LockedPostgres;
 import dev.leasehold.testkit.SimpleDataSource;
@@ -42,6 +43,7 @@ public final class Env implements AutoCloseable {
     private static final String H2_USER = "leasehold";
 
     private final PrintStream out;
+    private final List<Skipped> skipped = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final TestingServer embeddedZk;
     private final String zkConnect;
     private final String jdbcUrl;
@@ -133,6 +135,30 @@ public final class Env implements AutoCloseable {
 
     public PrintStream out() {
         return out;
+    }
+
+    /**
+     * Says on the console that a run (or a whole scenario) is skipped and why, and keeps it for the report's summary.
+     *
+     * @param scenario the scenario's name
+     * @param side     which of its runs
+     * @param hint     why, and what would let it run
+     */
+    public void skip(String scenario, Skipped.Side side, String hint) {
+        String which = side == Skipped.Side.AS_IT_HAPPENED
+                ? ", as it happened"
+                : side == Skipped.Side.WITH_LEASEHOLD ? ", with Leasehold" : "";
+        out.println("  " + scenario + which + ": skipped: " + hint);
+        skipped.add(new Skipped(scenario, side, hint));
+    }
+
+    /**
+     * What was skipped so far, in order.
+     *
+     * @return the skipped runs and scenarios
+     */
+    public List<Skipped> skipped() {
+        return List.copyOf(skipped);
     }
 
     /** Prints a run's verdicts, one line each. */

@@ -5,6 +5,7 @@ import dev.leasehold.scenarios.bench.Bench;
 import dev.leasehold.scenarios.incidents.Scenarios;
 import dev.leasehold.scenarios.ops.InspectCommand;
 import dev.leasehold.scenarios.ops.RebaseCommand;
+import dev.leasehold.scenarios.ops.SchemaCommand;
 import dev.leasehold.testkit.LocalH2;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -42,7 +43,8 @@ import picocli.CommandLine.Spec;
             Main.BenchCommand.class,
             ChaosCommand.class,
             InspectCommand.class,
-            RebaseCommand.class
+            RebaseCommand.class,
+            SchemaCommand.class
         })
 public final class Main implements Callable<Integer> {
 

@@ -3,6 +3,7 @@ package dev.leasehold.scenarios.cli;
 import dev.leasehold.scenarios.RunResult;
 import dev.leasehold.scenarios.Scenario;
 import dev.leasehold.scenarios.report.HtmlReport;
+import dev.leasehold.scenarios.report.Skipped;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -29,6 +30,7 @@ final class Runner {
         long started = System.nanoTime();
         List<RunResult> results = new ArrayList<>();
         List<String> crashed = new ArrayList<>();
+        List<Skipped> skipped = new ArrayList<>();
         try (Env env = Env.start(Env.Settings.embedded(out)
                 .withZk(options.zk)
                 .withJdbc(options.database.jdbc(), options.database.user(), options.database.password()))) {
@@ -38,7 +40,7 @@ final class Runner {
                 out.println("=== " + scenario.name() + ": " + scenario.summary());
                 Optional<String> missing = scenario.unavailable();
                 if (missing.isPresent()) {
-                    out.println("  " + scenario.name() + ": skipped: " + missing.get());
+                    env.skip(scenario.name(), Skipped.Side.BOTH, missing.get());
                     if (named) {
                         crashed.add(scenario.name() + ": could not run: " + missing.get());
                     }
@@ -56,10 +58,11 @@ final class Runner {
                     }
                 }
             }
+            skipped.addAll(env.skipped());
         }
         Path report = options.report == null ? DEFAULT_REPORT : options.report;
         try {
-            HtmlReport.write(report, results);
+            HtmlReport.write(report, results, skipped);
         } catch (IOException e) {
             throw new EnvException("could not write the report to " + report + ": " + e.getMessage(), e);
         }

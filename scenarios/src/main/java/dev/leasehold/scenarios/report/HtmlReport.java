@@ -36,14 +36,30 @@ public final class HtmlReport {
     private HtmlReport() {}
 
     public static void write(Path file, List<RunResult> results) throws IOException {
+        write(file, results, List.of());
+    }
+
+    /**
+     * Writes the report, the summary saying which runs were skipped and why.
+     *
+     * @param file    where
+     * @param results the runs that ran
+     * @param skipped the runs, or whole scenarios, that could not run here, with the console's hint
+     * @throws IOException if the file cannot be written
+     */
+    public static void write(Path file, List<RunResult> results, List<Skipped> skipped) throws IOException {
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        Files.writeString(file, Redaction.redact(render(results)), StandardCharsets.UTF_8);
+        Files.writeString(file, Redaction.redact(render(results, skipped)), StandardCharsets.UTF_8);
     }
 
     static String render(List<RunResult> results) {
+        return render(results, List.of());
+    }
+
+    static String render(List<RunResult> results, List<Skipped> skipped) {
         StringBuilder html = new StringBuilder();
         html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
                 .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
@@ -60,7 +76,7 @@ public final class HtmlReport {
                 .append("table.summary th:first-child{width:14%}table.summary th{width:43%}")
                 .append("table.summary td,table.summary th{border:1px solid #ddd;padding:6px 10px;text-align:left;")
                 .append("vertical-align:top;font-size:14px}table.summary th{background:#f6f8fa}")
-                .append("table.summary ul{margin:2px 0 6px;padding-left:22px}")
+                .append("table.summary ul{margin:2px 0 6px;padding-left:22px}.skipped{color:#57606a}")
                 .append(".legend{font-size:14px}.legend ul{list-style:none;padding:0;margin:6px 0}")
                 .append(".legend li{display:flex;align-items:flex-start;gap:8px;margin:4px 0}")
                 .append(".legend svg{flex:none}.legend code{background:#f6f8fa;padding:0 3px}")
@@ -76,7 +92,7 @@ public final class HtmlReport {
                 .append(" must come back (amber: the failure is reproduced, as expected), and <b class=\"held\">with")
                 .append(
                         " Leasehold</b>, where it must not (green). Red marks a run that did not go as expected.</p>\n");
-        html.append(summary(results));
+        html.append(summary(results, skipped));
         html.append(ReportLegend.html());
         int index = 0;
         for (RunResult result : results) {
@@ -143,13 +159,19 @@ public final class HtmlReport {
         }
     }
 
-    /** A table at the top: one row per scenario, its broken runs beside its Leasehold runs. */
-    private static String summary(List<RunResult> results) {
+    /**
+     * A table at the top: one row per scenario, its broken runs beside its Leasehold runs; a run that could not run
+     * says "skipped" and why in its cell, and a scenario that could not run at all has its row.
+     */
+    private static String summary(List<RunResult> results, List<Skipped> skipped) {
         Map<String, List<RunResult>> byScenario = new LinkedHashMap<>();
         for (RunResult result : results) {
             byScenario
                     .computeIfAbsent(result.scenario(), name -> new ArrayList<>())
                     .add(result);
+        }
+        for (Skipped skip : skipped) {
+            byScenario.computeIfAbsent(skip.scenario(), name -> new ArrayList<>());
         }
         StringBuilder table = new StringBuilder("<table class=\"summary\"><tr><th>scenario</th>")
                 .append("<th>as it happened</th><th>with Leasehold</th></tr>\n");
@@ -160,8 +182,10 @@ public final class HtmlReport {
                     .append(escape(scenario.getKey()))
                     .append("</td><td>")
                     .append(cells(scenario.getValue(), true))
+                    .append(skips(scenario.getKey(), skipped, true))
                     .append("</td><td>")
                     .append(cells(scenario.getValue(), false))
+                    .append(skips(scenario.getKey(), skipped, false))
                     .append("</td></tr>\n");
         }
         return table.append("</table>\n").toString();
@@ -185,6 +209,18 @@ public final class HtmlReport {
                 cell.append("<li>").append(escape(verdict)).append("</li>");
             }
             cell.append("</ul></div>");
+        }
+        return cell.toString();
+    }
+
+    private static String skips(String scenario, List<Skipped> skipped, boolean broken) {
+        StringBuilder cell = new StringBuilder();
+        for (Skipped skip : skipped) {
+            if (skip.scenario().equals(scenario) && skip.side().covers(broken)) {
+                cell.append("<div class=\"skipped\">&#8856; <b>skipped</b>: ")
+                        .append(escape(skip.hint()))
+                        .append("</div>");
+            }
         }
         return cell.toString();
     }

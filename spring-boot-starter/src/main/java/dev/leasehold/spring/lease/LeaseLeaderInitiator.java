@@ -1,5 +1,7 @@
 package dev.leasehold.spring.lease;
 
+import dev.leasehold.recipes.FencingToken;
+import dev.leasehold.spring.FencedContext;
 import dev.leasehold.spring.LeaseContext;
 import dev.leasehold.spring.internal.InitiatorSettings;
 import dev.leasehold.spring.zookeeper.FencedLeaderInitiator;
@@ -13,7 +15,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,13 +37,16 @@ import org.springframework.integration.leader.event.LeaderEventPublisher;
  * renews the lease, never under a lock), one call at a time:
  * <ol>
  *   <li>grant: {@code candidate.onGranted(context)}, then an {@code OnGrantedEvent}; the context is a
- *       {@link LeaseContext} carrying the grant's token;</li>
+ *       {@link FencedContext} (a {@link LeaseContext}) carrying the grant's token;</li>
  *   <li>loss (renew deadline passed, progress deadline passed, lease taken over, {@link LeaseContext#yield()},
  *       {@link #stop()}):
  *       {@code candidate.onRevoked(context)}, then an {@code OnRevokedEvent}; only after {@code onRevoked} returned is
  *       the lease released, so that another participant leads without waiting for it to expire.</li>
  * </ol>
- * The participant keeps taking part after a loss, until {@link #stop()}.
+ * The participant keeps taking part after a loss, until {@link #stop()}. An {@code onGranted} that throws gives the
+ * grant up ({@code onRevoked} follows, the lease is released) and backs off before joining again, as the ZooKeeper
+ * initiator does: 1 s, doubling with each failure in a row, at most 30 s; a grant whose {@code onGranted} returns
+ * resets it.
  *
  * <p>IMPORTANT: {@code onGranted} should start the leader's work and return: while it runs, the election still
  * renews, but the loss of this grant is told only after it returned. {@code onRevoked} should stop that work and
@@ -54,16 +61,29 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
 
     private static final Logger log = LoggerFactory.getLogger(LeaseLeaderInitiator.class);
 
+    /** The first wait before joining again after an {@code onGranted} that threw; doubled per failure in a row. */
+    static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
+    /** The longest such wait. */
+    static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
     private final DataSource dataSource;
     private final Candidate candidate;
     private final LeaseTiming timing;
     private final StoreConfig config;
     private final String role;
     private final String holder;
+    private final String leasePath;
+    private final LeaseElection probe;
     private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
     private final InitiatorSettings settings = new InitiatorSettings();
     private volatile LeaseElection election;
     private final Object lifecycle = new Object();
+    /** Between start and stop, backing off included; guarded by {@code lifecycle}. */
+    private volatile boolean running;
+    /** {@code onGranted} calls that threw in a row; guarded by {@code lifecycle}. */
+    private int failuresInARow;
+    /** The rejoin a back-off waits for, or null; guarded by {@code lifecycle}. */
+    private Object rejoin;
 
     /**
      * @param dataSource where the lease table is (schema version 6)
@@ -101,8 +121,9 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
         this.config = config;
         this.role = candidate.getRole();
         this.holder = holder;
-        // checks every argument now, as the election would at start (nothing is written)
-        new LeaseElection(dataSource, role, holder, timing, new Listener(), config);
+        // checks every argument now, as the election would at start (nothing is written); kept to read the row
+        this.probe = new LeaseElection(dataSource, role, holder, timing, new Listener(), config);
+        this.leasePath = config.tablePrefix() + "leases/" + role;
     }
 
     /**
@@ -183,7 +204,9 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
     @Override
     public void start() {
         synchronized (lifecycle) {
-            if (election == null) {
+            if (!running) {
+                running = true;
+                failuresInARow = 0;
                 election = join();
                 log.info("[{}] joined the lease election for role '{}'", holder, role);
             }
@@ -206,6 +229,8 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
     public void stop() {
         LeaseElection stopping;
         synchronized (lifecycle) {
+            running = false;
+            rejoin = null;
             stopping = election;
             election = null;
         }
@@ -221,7 +246,7 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
      */
     @Override
     public boolean isRunning() {
-        return election != null;
+        return running;
     }
 
     /**
@@ -272,13 +297,13 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
     }
 
     /**
-     * Who holds the lease, read from its row now.
+     * Who holds the lease, read from its row now (one query), whether or not this initiator is running.
      *
-     * @return the holder; empty if nobody holds it or this initiator is not running
+     * @return the holder; empty if nobody holds an unexpired lease by the database's clock
+     * @throws dev.leasehold.store.StoreException if the database cannot be read
      */
     public Optional<LeaseHolder> currentLeader() {
-        LeaseElection current = election;
-        return current == null ? Optional.empty() : current.currentHolder();
+        return probe.currentHolder();
     }
 
     /** Gives up the grant of {@code token}, if it is still the current one, and joins again. */
@@ -293,18 +318,64 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
         }
     }
 
+    /**
+     * After an {@code onGranted} that threw: gives the grant of {@code token} up, if it is still the current one, and
+     * joins again after the back-off (1 s, doubling per failure in a row, at most 30 s), not at once: a candidate that
+     * always throws would otherwise be granted in a tight loop.
+     */
+    private void backOff(long token, RuntimeException failure) {
+        synchronized (lifecycle) {
+            LeaseElection current = election;
+            if (current == null || current.currentToken().orElse(0) != token) {
+                log.error("[{}] token {}: onGranted threw", holder, token, failure);
+                return;
+            }
+            failuresInARow++;
+            long wait = Math.min(FIRST_BACKOFF.toMillis() << Math.min(failuresInARow - 1, 10), MAX_BACKOFF.toMillis());
+            log.error(
+                    "[{}] token {}: onGranted for role '{}' threw; giving the grant up, joining again in {} ms",
+                    holder,
+                    token,
+                    role,
+                    wait,
+                    failure);
+            Object mine = new Object();
+            rejoin = mine;
+            election = null;
+            CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS).execute(() -> rejoinAfterBackOff(mine));
+            current.close(); // from a listener: returns at once, the release follows onRevoked
+        }
+    }
+
+    private void rejoinAfterBackOff(Object expected) {
+        synchronized (lifecycle) {
+            if (running && rejoin == expected) {
+                rejoin = null;
+                election = join();
+            }
+        }
+    }
+
+    private void granted() {
+        synchronized (lifecycle) {
+            failuresInARow = 0;
+        }
+    }
+
     /** The candidate's side of one grant. */
     private final class Grant implements LeaseContext {
         private final long token;
+        private final FencingToken fencingToken;
         private volatile boolean leading = true;
 
         Grant(long token) {
             this.token = token;
+            this.fencingToken = new FencingToken(token, leasePath, holder);
         }
 
         @Override
-        public long token() {
-            return token;
+        public FencingToken token() {
+            return fencingToken;
         }
 
         @Override
@@ -365,10 +436,10 @@ public final class LeaseLeaderInitiator implements SmartLifecycle, ApplicationEv
                 g.yield();
                 return;
             } catch (RuntimeException e) {
-                log.error("[{}] token {}: onGranted threw; giving the grant up", holder, token, e);
-                g.yield();
+                backOff(token, e);
                 return;
             }
+            granted();
             LeaderEventPublisher events = settings.publisher();
             if (events != null) {
                 events.publishOnGranted(LeaseLeaderInitiator.this, g, role);

@@ -18,6 +18,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Lazy;
 
 /**
@@ -50,18 +51,30 @@ public final class LeaseholdMetricsAutoConfiguration {
     LeaseholdMetricsAutoConfiguration() {}
 
     /**
-     * The election meters of every initiator. Never lazy: it must add its listeners before the initiators start.
-     *
-     * @param registry   the application's registry
-     * @param initiators the initiators, one per Candidate bean (and any of your own)
-     * @return the meters, removed from the registry when the context closes
+     * The ZooKeeper initiators' meters, when Curator is on the class path (it is optional: an application on the
+     * database lease has none). Thread-safety: a configuration class.
      */
-    @Bean
-    @Lazy(false)
-    @ConditionalOnMissingBean
-    LeaseholdElectionMeters leaseholdElectionMeters(
-            MeterRegistry registry, ObjectProvider<FencedLeaderInitiator> initiators) {
-        return new LeaseholdElectionMeters(registry, initiators.orderedStream().toList());
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.apache.curator.framework.CuratorFramework")
+    static final class ElectionConfiguration {
+
+        ElectionConfiguration() {}
+
+        /**
+         * The election meters of every initiator. Never lazy: it must add its listeners before the initiators start.
+         *
+         * @param registry   the application's registry
+         * @param initiators the initiators, one per Candidate bean (and any of your own)
+         * @return the meters, removed from the registry when the context closes
+         */
+        @Bean
+        @Lazy(false)
+        @ConditionalOnMissingBean
+        LeaseholdElectionMeters leaseholdElectionMeters(
+                MeterRegistry registry, ObjectProvider<FencedLeaderInitiator> initiators) {
+            return new LeaseholdElectionMeters(
+                    registry, initiators.orderedStream().toList());
+        }
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.leasehold.spring.LeaseholdStoreProperties;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.store.StoreException;
 import dev.leasehold.store.StoreListener;
 import dev.leasehold.store.claims.BatchClaims;
 import dev.leasehold.store.slots.SlotRuns;
@@ -14,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -50,7 +52,9 @@ public final class LeaseholdStoreAutoConfiguration {
     }
 
     /**
-     * The store's tables, installed or upgraded at start (idempotent) unless turned off.
+     * The store's tables, installed or upgraded at start (idempotent; nothing is created when they are current), or
+     * with {@code leasehold.store.install-schema=false} verified, after Flyway or Liquibase ran: a role that may not
+     * create tables, or a schema that is missing or not granted, fails the start with one message naming the fix.
      *
      * @param dataSource the application's data source
      * @param config     the store's configuration
@@ -58,9 +62,20 @@ public final class LeaseholdStoreAutoConfiguration {
      * @return a marker the store's beans depend on
      */
     @Bean
+    @DependsOnDatabaseInitialization
     StoreSchema leaseholdStoreSchema(DataSource dataSource, StoreConfig config, LeaseholdStoreProperties properties) {
         if (properties.installSchema()) {
-            FencedSchema.install(dataSource, config);
+            try {
+                FencedSchema.install(dataSource, config);
+            } catch (StoreException e) {
+                throw SchemaFailures.install(e, config);
+            }
+        } else {
+            try {
+                FencedSchema.verify(dataSource, config);
+            } catch (StoreException e) {
+                throw SchemaFailures.verify(e, config);
+            }
         }
         return new StoreSchema(properties.installSchema());
     }

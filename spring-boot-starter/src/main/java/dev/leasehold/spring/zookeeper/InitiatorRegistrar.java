@@ -61,7 +61,8 @@ public final class InitiatorRegistrar implements BeanDefinitionRegistryPostProce
                             + candidate.getRole() + "') needs ZooKeeper, but there is no CuratorFramework bean and"
                             + " leasehold.zookeeper.connect-string is not set.",
                     "Set leasehold.zookeeper.connect-string (e.g. zk1:2181,zk2:2181,zk3:2181) or define a"
-                            + " CuratorFramework bean.",
+                            + " CuratorFramework bean, or set leasehold.election.backend=jdbc to elect on the"
+                            + " database.",
                     e);
         }
         Arrays.stream(beans.getBeanNamesForType(CuratorFramework.class, true, false))

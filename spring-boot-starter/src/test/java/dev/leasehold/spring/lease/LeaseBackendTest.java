@@ -164,12 +164,13 @@ class LeaseBackendTest {
 
                 @Override
                 public void onGranted(Context context) {
-                    timeline.add(instance + " granted " + ((LeaseContext) context).token());
+                    timeline.add(instance + " granted "
+                            + ((LeaseContext) context).token().value());
                 }
 
                 @Override
                 public void onRevoked(Context context) {
-                    long token = ((LeaseContext) context).token();
+                    long token = ((LeaseContext) context).token().value();
                     timeline.add(instance + " revoking " + token);
                     try {
                         stopping.await(); // the leader's work stopping
@@ -185,7 +186,7 @@ class LeaseBackendTest {
         ApplicationListener<AbstractLeaderEvent> leaderEvents(
                 @Value("${app.instance}") String instance, Timeline timeline) {
             return event -> timeline.add(instance + " event " + event.getClass().getSimpleName() + " "
-                    + LeaseContext.of(event).token());
+                    + LeaseContext.of(event).token().value());
         }
     }
 }

@@ -6,6 +6,7 @@ import dev.leasehold.scenarios.chaos.ChildArgs;
 import dev.leasehold.scenarios.cli.Env;
 import dev.leasehold.scenarios.incidents.ChildProcesses;
 import dev.leasehold.scenarios.incidents.Quiescence;
+import dev.leasehold.scenarios.report.Skipped;
 import dev.leasehold.scenarios.report.Timeline;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StoreConfig;
@@ -57,7 +58,7 @@ public final class PartitionedBillingScenario implements Scenario {
     @Override
     public List<RunResult> run(Env env) throws Exception {
         if (!ChildJvm.signalsSupported()) {
-            env.out().println("  " + NAME + ": skipped: it needs kill -STOP / kill -CONT (Linux or macOS)");
+            env.skip(NAME, Skipped.Side.BOTH, "it needs kill -STOP / kill -CONT (Linux or macOS)");
             return List.of();
         }
         return List.of(runWith(env, false), runWith(env, true));

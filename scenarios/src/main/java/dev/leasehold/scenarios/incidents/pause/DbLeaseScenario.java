@@ -5,6 +5,7 @@ import dev.leasehold.scenarios.Scenario;
 import dev.leasehold.scenarios.chaos.ChildArgs;
 import dev.leasehold.scenarios.cli.Env;
 import dev.leasehold.scenarios.incidents.ChildProcesses;
+import dev.leasehold.scenarios.report.Skipped;
 import dev.leasehold.scenarios.report.Timeline;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StoreConfig;
@@ -51,7 +52,7 @@ public final class DbLeaseScenario implements Scenario {
     @Override
     public List<RunResult> run(Env env) throws Exception {
         if (!RealPauseScenario.supported()) {
-            env.out().println("  db-lease: skipped: it needs kill -STOP / kill -CONT (Linux or macOS)");
+            env.skip(NAME, Skipped.Side.BOTH, "it needs kill -STOP / kill -CONT (Linux or macOS)");
             return List.of();
         }
         RunResult broken = broken(env);
@@ -73,10 +74,11 @@ public final class DbLeaseScenario implements Scenario {
             }
         }
         if (NotRoot.isRoot()) {
-            env.out()
-                    .println("  db-lease, as it happened: skipped: pg_try_advisory_lock needs PostgreSQL; embedded"
-                            + " PostgreSQL refuses to run as root (give --jdbc jdbc:postgresql:..., or run as an"
-                            + " unprivileged user)");
+            env.skip(
+                    NAME,
+                    Skipped.Side.AS_IT_HAPPENED,
+                    "pg_try_advisory_lock needs PostgreSQL; embedded PostgreSQL refuses to run as root (give --jdbc"
+                            + " jdbc:postgresql:..., or run as an unprivileged user)");
             return null;
         }
         try (EmbeddedPostgres postgres =
