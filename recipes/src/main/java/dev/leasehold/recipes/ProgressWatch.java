@@ -108,6 +108,17 @@ final class ProgressWatch {
         }
     }
 
+    /**
+     * The grant of {@code token} ended: disarms the deadline if that grant is still the one watched (a later grant's
+     * watch is left alone). A check already scheduled for it wakes once and finds nothing to do.
+     */
+    void notLeading(FencingToken token) {
+        Watched current = watched.get();
+        if (current != null && current.token() == token) {
+            watched.compareAndSet(current, null);
+        }
+    }
+
     /** How long since the last progress, while a grant is watched; empty otherwise. */
     Optional<Duration> sinceProgress() {
         if (watched.get() == null) {
