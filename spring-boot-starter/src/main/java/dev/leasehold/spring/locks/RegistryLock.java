@@ -149,6 +149,7 @@ public final class RegistryLock implements FencedLock {
             LockStore.Hold mine = hold;
             hold = null;
             holdDepth = 0;
+            HeldLocks.pop(this);
             if (mine == null || !store.release(mine)) {
                 throw new ConcurrentModificationException("Lock was released in the store due to expiration. The"
                         + " integrity of data protected by this lock may have been compromised. (lock '" + key
@@ -179,6 +180,10 @@ public final class RegistryLock implements FencedLock {
         throw new UnsupportedOperationException("Conditions are not supported by " + this);
     }
 
+    String key() {
+        return key;
+    }
+
     /** Whether the registry may drop this lock: nobody here holds or awaits it and it was not used since the cutoff. */
     boolean idleSince(long cutoffNanos) {
         return !local.isLocked() && !local.hasQueuedThreads() && lastUsedNanos - cutoffNanos <= 0;
@@ -206,6 +211,9 @@ public final class RegistryLock implements FencedLock {
         hold = store.acquire(key, ttl, timeoutNanos);
         holdDepth = hold == null ? 0 : local.getHoldCount();
         lastUsedNanos = System.nanoTime();
+        if (hold != null) {
+            HeldLocks.push(this);
+        }
         return hold != null;
     }
 
@@ -213,6 +221,7 @@ public final class RegistryLock implements FencedLock {
         LockStore.Hold mine = hold;
         hold = null;
         holdDepth = 0;
+        HeldLocks.pop(this);
         lostToken = mine.token();
         store.release(mine); // cleans up what is left of it; it was lost, whatever the answer
     }
