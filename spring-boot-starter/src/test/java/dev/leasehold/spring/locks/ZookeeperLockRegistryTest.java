@@ -13,10 +13,12 @@ import java.util.ArrayList;
 import java.util.ConcurrentModificationException;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -29,6 +31,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.integration.leader.Context;
+import org.springframework.integration.leader.DefaultCandidate;
+import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
 
 /**
  * The contract on ZooKeeper (as {@code ZookeeperLockRegistryTests}), each registry on a Curator client of its own, and
@@ -158,6 +163,48 @@ class ZookeeperLockRegistryTest extends LockRegistryContract {
         assertThat(lock.token()).isPositive();
         lock.unlock();
         assertThatThrownBy(() -> lock.lock(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /**
+     * Spring Integration's {@code LockRegistryLeaderInitiator} on this registry: it polls its held lock with {@code
+     * tryLock}. The session expires: the heartbeat answers false and the candidate is revoked; it leads again with a
+     * higher token; stopped, it leaves no node behind (another process takes the lock at once).
+     */
+    @Test
+    void springIntegrationsLeaderInitiatorSeesTheLossAndLeadsAgainWithAHigherToken() throws Exception {
+        CuratorFramework client = newClient();
+        FencedLockRegistry registry = FencedLockRegistry.zookeeper(client, ROOT);
+        BlockingQueue<String> events = new LinkedBlockingQueue<>();
+        DefaultCandidate candidate = new DefaultCandidate("a", key) {
+            @Override
+            public void onGranted(Context context) {
+                events.add("granted " + registry.obtain(key).token());
+            }
+
+            @Override
+            public void onRevoked(Context context) {
+                events.add("revoked");
+            }
+        };
+        LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(registry, candidate);
+        initiator.setHeartBeatMillis(100);
+        initiator.setBusyWaitMillis(50);
+        initiator.start();
+        try {
+            String first = events.poll(20, TimeUnit.SECONDS);
+            assertThat(first).startsWith("granted ");
+            client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+            assertThat(events.poll(20, TimeUnit.SECONDS)).isEqualTo("revoked");
+            String again = events.poll(30, TimeUnit.SECONDS);
+            assertThat(again).startsWith("granted ");
+            assertThat(Long.parseLong(again.substring(8))).isGreaterThan(Long.parseLong(first.substring(8)));
+        } finally {
+            initiator.stop();
+        }
+        assertThat(events.poll(20, TimeUnit.SECONDS)).isEqualTo("revoked");
+        FencedLock other = newRegistry().obtain(key);
+        assertThat(other.tryLock(5, TimeUnit.SECONDS)).as("nothing left behind").isTrue();
+        other.unlock();
     }
 
     @Test
