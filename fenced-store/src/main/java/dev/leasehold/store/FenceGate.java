@@ -1,9 +1,10 @@
 package dev.leasehold.store;
 
 import dev.leasehold.store.internal.Args;
-import dev.leasehold.store.internal.EqualCheck;
+import dev.leasehold.store.internal.CallersCheck;
 import dev.leasehold.store.internal.FenceHistory;
 import dev.leasehold.store.internal.Jdbc;
+import dev.leasehold.store.internal.MarkCheck;
 import dev.leasehold.store.internal.PassedTokens;
 import dev.leasehold.store.internal.SqlDialect;
 import dev.leasehold.store.internal.SqlStates;
@@ -24,13 +25,19 @@ import org.slf4j.LoggerFactory;
  * The fence in front of a resource: a write is kept only if its token is at least the highest token the resource
  * has seen, checked in the same transaction as the write.
  *
- * <p>One transaction per write:
+ * <p>One transaction per write (for writes made in a transaction of YOURS, a Spring, JPA, jOOQ or plain JDBC one,
+ * {@link #check(Connection, String, long)} runs the same check inside it; see docs/your-transaction.md):
  * <ol>
- *   <li>the check, on the resource's mark row. A token this gate saw pass and commit for the resource before (a
+ *   <li>the check, on the resource's mark row. On PostgreSQL it first takes the resource's <b>queue lock</b>, a
+ *       transaction-level advisory lock ({@code pg_advisory_xact_lock_shared} before the shared check,
+ *       {@code pg_advisory_xact_lock} before the exclusive one; the key is in docs/store.md), in the same round trip as
+ *       the check and as a statement of its own, so that the mark is read after the lock was granted. A token this
+ *       gate saw pass and commit for the resource before (a
  *       leader's writes after its {@link #advance}) takes the <b>shared</b> check: {@code SELECT 1 FROM fence WHERE
  *       resource = :r AND token = :t FOR SHARE} ({@code LOCK IN SHARE MODE} on MariaDB and MySQL). One row: the mark
  *       is the token and is share-locked until commit, so the threads of one leader writing through one resource do
- *       not wait for one another. No row: nothing is locked, and the exclusive check follows. Any other token (a new
+ *       not wait for one another. No row: the mark is read; higher, the write is refused at once; else (a re-base)
+ *       the exclusive check follows. Any other token (a new
  *       leader's advance, a first use, a higher token) takes the <b>exclusive</b> check: on PostgreSQL
  *       {@code INSERT ... ON CONFLICT (resource) DO UPDATE SET token = :t WHERE token <= :t}; on H2, MariaDB and MySQL
  *       {@code UPDATE fence SET token = :t WHERE resource = :r AND token <= :t}, with an insert-if-absent on a
@@ -48,7 +55,9 @@ import org.slf4j.LoggerFactory;
  * lock on the mark row from the check to the commit (shared or exclusive); (b) the mark changes only under the
  * exclusive lock (an advance, a raising write, a re-base: each an UPDATE of the row), which no other transaction can
  * hold beside any lock on the row; (c) at READ COMMITTED a locking read or UPDATE that had to wait reads the newest
- * committed mark once it holds the lock, not what it saw before waiting.
+ * committed mark once it holds the lock, not what it saw before waiting (and on PostgreSQL the mark is read by a
+ * statement that starts after the queue lock was granted). The queue lock adds nothing to safety: it only decides
+ * who gets the row lock next.
  * <ul>
  *   <li><i>A write whose token is below the mark at its commit is never kept.</i> A write reaches its commit only
  *       after a check that, holding the lock (c), read mark = t (shared) or mark &lt;= t and set it to t
@@ -58,22 +67,28 @@ import org.slf4j.LoggerFactory;
  *       is granted only once no other transaction holds the row in either mode (b), so every lower-token write that
  *       had passed its check has committed or rolled back by then; the advance then commits the new mark and only
  *       after that returns. A lower-token write whose check comes later, or waited for the advance, reads the new
- *       mark (c): the shared check finds no row, the exclusive check matches none, and the write is refused before
- *       its work runs. A write that holds no lock on the row cannot commit through the gate at all.</li>
+ *       mark (c): the shared check finds no row and the mark it then reads is higher, the exclusive check matches
+ *       none, and the write is refused before its work runs. A write that holds no lock on the row cannot commit
+ *       through the gate at all.</li>
+ *   <li><i>The advance gets through within about one writer's transaction, however many writers keep coming</i>
+ *       (liveness, issue 41). On PostgreSQL every check takes the queue lock before it touches the row, and
+ *       PostgreSQL's heavyweight locks queue: a request waits behind every earlier request it conflicts with, granted
+ *       or still waiting. So the advance's exclusive request waits only for the checks that came before it, each of
+ *       which ends with its transaction; a writer that comes after it waits behind it, then reads the new mark and is
+ *       refused. Once the advance holds the queue lock nobody else holds it, and every holder of a row lock on the mark
+ *       holds the queue lock first, so its row lock is granted at once. (Without the queue, a {@code FOR SHARE} that
+ *       finds only share lockers is granted at once, even while an UPDATE waits: a leader's threads writing without
+ *       a gap kept a new leader's advance waiting for as long as they wrote.) On MariaDB and MySQL InnoDB's row lock
+ *       queues the same way (a new shared request waits behind a waiting exclusive one), so no queue lock is
+ *       needed. H2 shares nothing and queues nothing: a released row goes to the first waiter to retry, so an advance
+ *       may lose a few hand-overs to writers that came after it; it is never starved for long, and never unsafe.</li>
  * </ul>
  * Which check a write tries first depends only on what this gate remembers, never on correctness: a shared check
- * that finds another mark falls back to the exclusive one. The protocol, with several writers of one token beside a
- * raise, is model-checked in {@code model/leasehold.pml} (the {@code GATE_LOCKS} block), where two broken variants
- * are refuted: a shared check that keeps what it read before waiting for the lock, and a raise that does not wait
- * for the shared holders (what PostgreSQL's {@code FOR KEY SHARE} would be: an UPDATE of the token, a non-key
- * column, does not conflict with it).
- *
- * <p>IMPORTANT (PostgreSQL, liveness only): PostgreSQL can grant a new {@code FOR SHARE} while an UPDATE already
- * waits for the row (a share request that finds only share lockers does not queue), so a new leader's advance may
- * wait as long as the old leader's threads keep the mark share-locked without a gap; past
- * {@link StoreConfig#lockTimeout()} it fails (nothing written) and can be retried. Nothing stale is ever kept
- * meanwhile, and an old leader's threads stop writing once it learns it lost leadership. InnoDB queues new shared
- * requests behind a waiting UPDATE; H2 shares nothing.
+ * that finds another mark falls back to reading it (stale if higher) and to the exclusive check. The protocol, with
+ * several writers of one token beside a raise, is model-checked in {@code model/leasehold.pml} (the
+ * {@code GATE_LOCKS} block), where two broken variants are refuted: a shared check that keeps what it read before
+ * waiting for the lock, and a raise that does not wait for the shared holders (what PostgreSQL's {@code FOR KEY
+ * SHARE} would be: an UPDATE of the token, a non-key column, does not conflict with it).
  *
  * <p><b>Isolation contract.</b> The gate's transactions, and so your work inside them, run at READ COMMITTED
  * whatever the pool or the database default says (PostgreSQL: {@code SET TRANSACTION ISOLATION LEVEL READ
@@ -128,11 +143,10 @@ public final class FenceGate {
     private static final Logger log = LoggerFactory.getLogger(FenceGate.class);
 
     private final StoreContext context;
-    private final int historyLimit;
-    /** Per resource, the token this gate last saw pass and commit: a hint for the short path, bounded. */
-    private final PassedTokens passed = new PassedTokens();
-    /** The short check where the database has no shared row lock (H2); built on first use. */
-    private volatile EqualCheck equalCheck;
+    /** The check itself, and per resource the token this gate last saw pass and commit (a hint, bounded). */
+    private final MarkCheck marks;
+
+    private final PassedTokens passed;
 
     /**
      * A gate on {@code ds} with {@link StoreConfig#defaults()}.
@@ -151,7 +165,8 @@ public final class FenceGate {
      */
     public FenceGate(DataSource ds, StoreConfig config) {
         this.context = new StoreContext(ds, config);
-        this.historyLimit = config.historyLimit();
+        this.marks = new MarkCheck(context, config.historyLimit());
+        this.passed = marks.passed();
     }
 
     /**
@@ -197,10 +212,55 @@ public final class FenceGate {
                                 .inTransaction(
                                         "fenced write to '" + resource + "' with token " + token,
                                         tx -> {
-                                            passAndRecord(tx, resource, token, null);
+                                            marks.pass(tx, resource, token, null);
                                             return null;
                                         },
                                         work::call)));
+    }
+
+    /**
+     * The token check inside YOUR transaction, open on {@code tx} (a Spring {@code @Transactional} method's
+     * connection, a JPA or jOOQ transaction's, a plain JDBC one with auto-commit off): for writes that are not made
+     * through this gate's own transactions. It takes the lock on the resource's mark that {@link #write} takes (shared
+     * for a token this gate saw pass and commit, exclusive for a raise or a resource's first use), and that lock is
+     * held until YOUR transaction ends. So every statement of the transaction, before or after the check, commits only
+     * if no higher token became the mark first; and a new leader's {@link #advance} returns only once no transaction
+     * that passed a lower token can still commit (it waits for yours: see docs/your-transaction.md for how long).
+     * Commit or roll back as usual after your writes; the check sends its statements on {@code tx} and nothing else.
+     *
+     * <p>IMPORTANT: on {@link StaleTokenException} you MUST roll back. Catching it and committing keeps every stale
+     * write of the transaction, those before the check included: the check cannot undo them, only refuse to pass.
+     *
+     * <p>It never commits, rolls back, closes or reconfigures {@code tx}: the store's lock timeout
+     * ({@link StoreConfig#lockTimeout()}) bounds the check's own lock waits and the caller's is put back before it
+     * returns; the isolation is yours. READ COMMITTED, REPEATABLE READ and SERIALIZABLE all work; a transaction whose
+     * snapshot predates a raise of the mark never passes a lower token: on PostgreSQL its locking read of the mark
+     * fails with a serialization error, a retryable {@link StoreException} (roll back and run the transaction again).
+     * The idle-in-transaction bound is yours too ({@link StoreConfig#idleInTransactionTimeout()} applies only to the
+     * gate's own transactions). The gate remembers a token for its shorter shared check only once the mark was found
+     * committed at that token, never from a raise inside your still-open transaction. Told to the
+     * {@link StoreConfig#listener()} as a write is, when the check ends (accepted means: passed). It does not read
+     * {@link FailoverDurability} (that takes a connection of its own): call {@link FencedSchema#durability} at start.
+     *
+     * @param tx       the connection of your open transaction: not null, not closed, auto-commit off, not read-only
+     * @param resource the name of the fenced resource: not blank, at most 200 characters
+     * @param token    the writer's fencing token
+     * @throws IllegalStateException    if {@code tx} is null, closed, in auto-commit mode or read-only (before anything
+     *                                  is sent; the message names the fix), or the database refused the check as
+     *                                  part of a read-only transaction (then roll back)
+     * @throws IllegalArgumentException if the resource is blank or too long, or the token not positive
+     * @throws StaleTokenException      if {@code token} is lower than the resource's mark: roll back
+     * @throws StoreException           if the database failed (a lock timeout, a serialization failure, a lost
+     *                                  connection: {@link StoreException#retryable()}): roll back
+     */
+    public void check(Connection tx, String resource, long token) {
+        Args.name(resource, "resource");
+        Args.token(token, "token");
+        CallersCheck.refuseUnusable(tx);
+        tell(resource, token, () -> {
+            CallersCheck.check(context, marks, tx, resource, token);
+            return null;
+        });
     }
 
     /** After a commit: remembers that {@code token} passed for {@code resource}, and returns {@code result}. */
@@ -209,45 +269,14 @@ public final class FenceGate {
         return result;
     }
 
-    /**
-     * The check, and a history row if the token raised the mark. A token this gate saw pass and commit before costs
-     * one statement, which passes only if the mark still EQUALS it (so it cannot raise the mark unseen: after another
-     * gate's re-base to a lower mark it fails, and the full path records the raise); a new one costs a locking read
-     * of the mark first, once, and an insert if the mark rose.
-     */
-    private void passAndRecord(Connection tx, String resource, long token, String holder) throws SQLException {
-        if (passed.seen(resource, token)) {
-            Optional<String> share = context.sql().shareMark();
-            if (share.isEmpty()) {
-                if (equalCheck().pass(tx, resource, token)) {
-                    return; // H2: no shared row lock; the exclusive check, passing only if the mark equals the token
-                }
-            } else if (!Jdbc.query(tx, share.get(), row -> 1, resource, token).isEmpty()) {
-                return; // the mark is the token, share-locked until commit: other writers of it go on in parallel
-            }
-            // the mark is no longer the token (a raise: stale; a re-base: ours raises it again); nothing is locked
-            passed.forget(resource);
-        }
-        OptionalLong before = FenceHistory.lockMark(tx, context.sql(), resource);
-        pass(tx, resource, token);
-        if (before.isEmpty() || before.getAsLong() < token) {
-            FenceHistory.raised(tx, context.sql(), resource, token, before, holder, historyLimit);
-        }
-    }
-
-    /** The short check, built once the dialect is known (racing threads build equal ones). */
-    private EqualCheck equalCheck() {
-        EqualCheck check = equalCheck;
-        if (check == null) {
-            check = new EqualCheck(context.sql());
-            equalCheck = check;
-        }
-        return check;
-    }
-
     /** Runs {@code body}, then tells the store's listener how the write ended (never changing that). */
     private <T> T told(String resource, long token, Supplier<T> body) {
         context.checkDurabilityOnce(); // at the first write only: a WARN if a failover can lose the marks
+        return tell(resource, token, body);
+    }
+
+    /** Runs {@code body}, then tells the store's listener how it ended. */
+    private <T> T tell(String resource, long token, Supplier<T> body) {
         T result;
         try {
             result = body.get();
@@ -324,7 +353,7 @@ public final class FenceGate {
                         .inTransaction(
                                 operation,
                                 tx -> {
-                                    passAndRecord(tx, resource, token, null);
+                                    marks.pass(tx, resource, token, null);
                                     return null;
                                 },
                                 tx -> Jdbc.updates(tx, List.of(sql), params)[0]));
@@ -334,16 +363,22 @@ public final class FenceGate {
     private Integer inOneRoundTrip(
             String operation, Connection tx, String resource, long token, String sql, Object[] params)
             throws SQLException {
-        Optional<String> check = context.tx().fenceAssert(context.sql().tables);
-        if (check.isEmpty()) {
+        Optional<String> assertion = context.tx().fenceAssert(context.sql().tables);
+        if (assertion.isEmpty()) {
             return null;
         }
-        Object[] all = new Object[params.length + 2];
-        all[0] = resource;
-        all[1] = token;
-        System.arraycopy(params, 0, all, 2, params.length);
+        Optional<String> queue = context.sql().markQueue(false); // its shared lock first, in the same round trip
+        String check = queue.map(q -> q + "; ").orElse("") + assertion.get();
+        int skip = queue.isPresent() ? 3 : 2;
+        Object[] all = new Object[params.length + skip];
+        if (queue.isPresent()) {
+            all[0] = resource;
+        }
+        all[skip - 2] = resource;
+        all[skip - 1] = token;
+        System.arraycopy(params, 0, all, skip, params.length);
         try {
-            return Jdbc.checkedUpdate(tx, check.get(), sql, all);
+            return Jdbc.checkedUpdate(tx, check, sql, all);
         } catch (SQLException e) {
             if (SqlStates.of(e) == SqlStates.Kind.CONNECTION_LOST) {
                 // in auto-commit the COMMIT went in the same round trip: the store reports an unknown outcome (the
@@ -356,7 +391,7 @@ public final class FenceGate {
             if (!tx.getAutoCommit()) {
                 tx.rollback(); // the pool's connections come without auto-commit: end the aborted transaction first
             }
-            OptionalLong highest = selectToken(tx, resource);
+            OptionalLong highest = marks.mark(tx, resource);
             if (highest.isPresent() && highest.getAsLong() > token) {
                 throw new StaleTokenException(resource, token, highest.getAsLong());
             }
@@ -402,7 +437,7 @@ public final class FenceGate {
                         token,
                         context.jdbc()
                                 .inTransaction("advancing the fence" + " of '" + resource + "' to " + token, tx -> {
-                                    passAndRecord(tx, resource, token, holder);
+                                    marks.pass(tx, resource, token, holder);
                                     return null;
                                 })));
     }
@@ -441,7 +476,7 @@ public final class FenceGate {
         Args.name(resource, "resource");
         return context.jdbc()
                 .withConnection(
-                        "reading the fence of '" + resource + "'", connection -> selectToken(connection, resource));
+                        "reading the fence of '" + resource + "'", connection -> marks.mark(connection, resource));
     }
 
     /**
@@ -467,15 +502,11 @@ public final class FenceGate {
         }
         OptionalLong old = context.jdbc().inTransaction("re-basing the fence of '" + resource + "'", tx -> {
             SqlDialect sql = context.sql();
-            List<Long> before = Jdbc.query(
-                    tx,
-                    "SELECT token FROM " + sql.tables.fence() + " WHERE resource = ? FOR UPDATE",
-                    row -> row.getLong(1),
-                    resource);
+            OptionalLong previous = FenceHistory.lockMark(tx, sql, resource); // behind the queue, as a raise
             String set = "UPDATE " + sql.tables.fence() + " SET token = ?, updated_at = " + sql.now()
                     + " WHERE resource = ?";
             if (!Jdbc.oneRow(Jdbc.update(tx, set, newToken, resource), "rebase")
-                    && !insertMark(tx, resource, newToken)
+                    && !marks.insertMark(tx, resource, newToken)
                     && !Jdbc.oneRow(Jdbc.update(tx, set, newToken, resource), "rebase")) {
                 throw new IllegalStateException(
                         "the fence row of '" + resource + "' could be neither inserted nor" + " updated: a bug");
@@ -484,11 +515,10 @@ public final class FenceGate {
                     tx,
                     "INSERT INTO " + sql.tables.fenceRebase()
                             + " (resource, old_token, new_token, operator, reason, rebased_at) VALUES (?, "
-                            + (before.isEmpty() ? "NULL" : "?") + ", ?, ?, ?, " + sql.now() + ")",
-                    before.isEmpty()
+                            + (previous.isEmpty() ? "NULL" : "?") + ", ?, ?, ?, " + sql.now() + ")",
+                    previous.isEmpty()
                             ? new Object[] {resource, newToken, operator, reason}
-                            : new Object[] {resource, before.get(0), newToken, operator, reason});
-            OptionalLong previous = before.isEmpty() ? OptionalLong.empty() : OptionalLong.of(before.get(0));
+                            : new Object[] {resource, previous.getAsLong(), newToken, operator, reason});
             FenceHistory.rebased(tx, sql, resource, newToken, previous, operator, reason);
             return previous;
         });
@@ -506,77 +536,4 @@ public final class FenceGate {
     private static final Pattern ONE_WRITE =
             Pattern.compile("\\s*(?i:INSERT|UPDATE|DELETE|MERGE)\\s.*", Pattern.DOTALL);
     private static final Pattern RETURNING = Pattern.compile("(?i)\\bRETURNING\\b");
-
-    /** Times the check looks again when the mark it failed on turns out not to be higher (a concurrent re-base). */
-    private static final int CHECKS = 3;
-
-    /** The check: returns if the token passes (the mark now equals it and is locked), throws if stale. */
-    private void pass(Connection tx, String resource, long token) throws SQLException {
-        Optional<String> upsert = context.tx().fenceUpsert(context.sql().tables);
-        for (int check = 1; check <= CHECKS; check++) {
-            boolean passed = upsert.isPresent()
-                    ? Jdbc.oneRow(Jdbc.update(tx, upsert.get(), resource, token), "fence upsert")
-                    // first use, or another writer created the row first and ours is still current
-                    : raise(tx, resource, token) || insertMark(tx, resource, token) || raise(tx, resource, token);
-            if (passed) {
-                return;
-            }
-            OptionalLong highest = selectToken(tx, resource);
-            if (highest.isPresent() && highest.getAsLong() > token) {
-                throw new StaleTokenException(resource, token, highest.getAsLong());
-            }
-        }
-        throw changing(resource, token);
-    }
-
-    private static StoreException changing(String resource, long token) {
-        return new StoreException(
-                "the fence of '" + resource + "' refused token " + token + " but no higher mark"
-                        + " could be read (was it re-based meanwhile?); nothing was written",
-                null,
-                true);
-    }
-
-    private boolean raise(Connection tx, String resource, long token) throws SQLException {
-        SqlDialect sql = context.sql();
-        return Jdbc.oneRow(
-                Jdbc.update(
-                        tx,
-                        "UPDATE " + sql.tables.fence() + " SET token = ?, updated_at = " + sql.now()
-                                + " WHERE resource = ? AND token <= ?",
-                        token,
-                        resource,
-                        token),
-                "fence update");
-    }
-
-    private boolean insertMark(Connection tx, String resource, long token) throws SQLException {
-        SqlDialect sql = context.sql();
-        try {
-            return Jdbc.oneRow(
-                    Jdbc.update(
-                            tx,
-                            sql.insertIfAbsent(
-                                    "INSERT INTO " + sql.tables.fence()
-                                            + " (resource, token, updated_at) VALUES (?, ?, " + sql.now() + ")",
-                                    "resource"),
-                            resource,
-                            token),
-                    "fence insert");
-        } catch (SQLException e) {
-            if (sql.lostInsertRace(e)) {
-                return false;
-            }
-            throw e;
-        }
-    }
-
-    private OptionalLong selectToken(Connection connection, String resource) throws SQLException {
-        List<Long> tokens = Jdbc.query(
-                connection,
-                "SELECT token FROM " + context.sql().tables.fence() + " WHERE resource = ?",
-                row -> row.getLong(1),
-                resource);
-        return tokens.isEmpty() ? OptionalLong.empty() : OptionalLong.of(tokens.get(0));
-    }
 }

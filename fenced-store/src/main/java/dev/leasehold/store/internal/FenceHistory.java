@@ -20,13 +20,17 @@ public final class FenceHistory {
 
     private FenceHistory() {}
 
-    /** The resource's mark, locked until the transaction ends (nothing is locked if it has none yet). */
+    /**
+     * The resource's mark, locked until the transaction ends (nothing is locked if it has none yet), behind the
+     * queue's exclusive lock where the dialect has one ({@link SqlDialect#markQueue}, sent in the same round trip):
+     * the first step of a raise, a first use or a re-base.
+     */
     public static OptionalLong lockMark(Connection tx, SqlDialect sql, String resource) throws SQLException {
-        List<Long> tokens = Jdbc.query(
-                tx,
-                "SELECT token FROM " + sql.tables.fence() + " WHERE resource = ? FOR UPDATE",
-                row -> row.getLong(1),
-                resource);
+        String select = "SELECT token FROM " + sql.tables.fence() + " WHERE resource = ? FOR UPDATE";
+        Optional<String> queue = sql.markQueue(true);
+        List<Long> tokens = queue.isEmpty()
+                ? Jdbc.query(tx, select, row -> row.getLong(1), resource)
+                : Jdbc.queryLast(tx, queue.get() + "; " + select, row -> row.getLong(1), resource, resource);
         return tokens.isEmpty() ? OptionalLong.empty() : OptionalLong.of(tokens.get(0));
     }
 

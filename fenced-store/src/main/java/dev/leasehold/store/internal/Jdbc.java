@@ -173,7 +173,8 @@ public final class Jdbc {
     /**
      * Runs {@code check}, a query, and then {@code sql}, an INSERT, UPDATE or DELETE, in one round trip (where
      * {@link TxDialect#multiStatement()}); {@code params} holds the parameters of both, in order. Returns the update
-     * count of {@code sql}. If {@code check} fails, {@code sql} does not run.
+     * count of {@code sql}. If {@code check} fails, {@code sql} does not run. {@code check} may be several statements
+     * ({@code "a; b"}): the last one is the query, the results of those before it are skipped.
      */
     public static int checkedUpdate(Connection connection, String check, String sql, Object... params)
             throws SQLException {
@@ -181,7 +182,11 @@ public final class Jdbc {
         try (PreparedStatement statement =
                 connection.prepareStatement(wrap.before() + check + "; " + sql + wrap.after())) {
             bind(statement, params);
-            if (!skip(statement, wrap)) {
+            boolean rows = skip(statement, wrap);
+            for (int i = Prologue.Wrap.statements(check); i > 0; i--) {
+                rows = statement.getMoreResults(); // a check of several statements: its last one answers
+            }
+            if (!rows) {
                 throw new IllegalStateException("the check returned no rows: " + check);
             }
             if (statement.getMoreResults() || statement.getUpdateCount() < 0) {
@@ -215,6 +220,44 @@ public final class Jdbc {
                 ended(statement, wrap, sql);
             }
             return rows;
+        } catch (SQLException | RuntimeException e) {
+            Prologue.failed(connection);
+            throw e;
+        }
+    }
+
+    /**
+     * Runs several statements in one round trip ({@code "a; b"}, where {@link TxDialect#multiStatement()}), each
+     * with a snapshot of its own at READ COMMITTED, and returns the rows of the last one (the results of the others
+     * are skipped); {@code params} holds the parameters of all of them, in order. With one statement it is
+     * {@link #query}.
+     */
+    public static <T> List<T> queryLast(Connection connection, String sql, Row<T> row, Object... params)
+            throws SQLException {
+        int before = Prologue.Wrap.statements(sql);
+        if (before == 0) {
+            return query(connection, sql, row, params);
+        }
+        Prologue.Wrap wrap = Prologue.take(connection, writes(sql));
+        try (PreparedStatement statement = connection.prepareStatement(wrap.before() + sql + wrap.after())) {
+            bind(statement, params);
+            boolean rows = skip(statement, wrap);
+            for (int i = before; i > 0; i--) {
+                rows = statement.getMoreResults();
+            }
+            if (!rows) {
+                throw new SQLException("expected rows, got an update count: " + sql);
+            }
+            List<T> found = new ArrayList<>();
+            try (ResultSet results = statement.getResultSet()) {
+                while (results.next()) {
+                    found.add(row.map(results));
+                }
+            }
+            if (!wrap.isEmpty()) {
+                ended(statement, wrap, sql);
+            }
+            return found;
         } catch (SQLException | RuntimeException e) {
             Prologue.failed(connection);
             throw e;

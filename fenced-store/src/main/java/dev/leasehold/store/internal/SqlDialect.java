@@ -134,6 +134,20 @@ public abstract class SqlDialect {
     public abstract Optional<String> shareMark();
 
     /**
+     * The queue in front of the resource's mark, where the mark's row lock does not queue fairly: a statement that
+     * takes a transaction-level lock on the resource, shared ({@code exclusive} false: a writer of the mark's token)
+     * or exclusive (a raise, a first use, a re-base), held until the transaction ends, that every check takes BEFORE
+     * it reads or locks the mark. A request waits behind every earlier request it conflicts with, granted or waiting,
+     * so a raise waits only for the sharers that came before it, and sharers that come after it wait for it
+     * (issue 41). Run as a statement of its own, so that at READ COMMITTED the mark is read with a snapshot taken
+     * after the lock was granted. Parameter: resource. Empty where the row lock already queues (InnoDB puts a new
+     * shared request behind a waiting exclusive one) or there is no shared lock to queue (H2).
+     */
+    public Optional<String> markQueue(boolean exclusive) {
+        return Optional.empty();
+    }
+
+    /**
      * Whether the connected server can lose an acknowledged commit when it fails over, from what it reports to this
      * connection's role (read only; see {@link FailoverDurability}).
      */

@@ -134,6 +134,15 @@ public abstract class TxDialect {
         return false;
     }
 
+    /**
+     * For a check inside a transaction the CALLER owns ({@code FenceGate.check}): sets the store's lock timeout for
+     * the check's statements and returns how to put the caller's back, to run before the check returns. Never
+     * touches the isolation, auto-commit or anything else of the caller's transaction. Run the restore after a failed
+     * statement only where a failure does not abort the transaction ({@link #abortedProbe()} empty): on PostgreSQL the
+     * caller must roll back, and the rollback ends what {@code SET LOCAL} set.
+     */
+    public abstract Restore lockTimeoutInCallersTransaction(Connection tx) throws SQLException;
+
     /** Applies what cannot ride with the transaction (session settings); call before it starts. */
     public abstract Restore enter(Connection connection) throws SQLException;
 

@@ -66,6 +66,30 @@ final class H2Tx extends TxDialect {
         };
     }
 
+    /**
+     * The session's {@code LOCK_TIMEOUT} (which neither commits nor is rolled back), read, set to the store's where
+     * it differs, and put back; the isolation is left as the caller's transaction has it.
+     */
+    @Override
+    public Restore lockTimeoutInCallersTransaction(Connection tx) throws SQLException {
+        long wanted = lockTimeoutMillis();
+        long lent;
+        try (Statement statement = tx.createStatement();
+                ResultSet row = statement.executeQuery("SELECT LOCK_TIMEOUT()")) {
+            row.next();
+            lent = row.getLong(1);
+            if (lent == wanted) {
+                return NOTHING;
+            }
+            statement.execute("SET LOCK_TIMEOUT " + wanted);
+        }
+        return () -> {
+            try (Statement statement = tx.createStatement()) {
+                statement.execute("SET LOCK_TIMEOUT " + lent);
+            }
+        };
+    }
+
     /** The physical connection behind a pool's proxy, or null if the proxy does not say. */
     private static Connection physical(Connection connection) {
         try {

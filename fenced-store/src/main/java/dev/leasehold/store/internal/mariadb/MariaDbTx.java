@@ -76,6 +76,23 @@ final class MariaDbTx extends TxDialect {
     }
 
     /**
+     * One SET saves the session's {@code innodb_lock_wait_timeout} in a user variable and sets the store's (whole
+     * seconds, at least 1); one SET puts it back and clears the variable. A session variable's SET neither commits nor
+     * ends the open transaction; the isolation is left as the caller's transaction has it.
+     */
+    @Override
+    public Restore lockTimeoutInCallersTransaction(Connection tx) throws SQLException {
+        long seconds = Math.max(1, (lockTimeoutMillis() + 999) / 1000);
+        run(
+                tx,
+                "SET @leasehold_check_lock_wait = @@SESSION.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout"
+                        + " = " + seconds);
+        return () -> run(
+                tx,
+                "SET SESSION innodb_lock_wait_timeout = @leasehold_check_lock_wait, @leasehold_check_lock_wait = NULL");
+    }
+
+    /**
      * MariaDB ends the session of a transaction idle past {@code idle_transaction_timeout} with no error of its own:
      * the client sees a lost connection, as it would if the network failed.
      */

@@ -79,6 +79,34 @@ public final class PostgresDialect extends SqlDialect {
         return Optional.of("SELECT 1 FROM " + tables.fence() + " WHERE resource = ? AND token = ? FOR SHARE");
     }
 
+    /**
+     * The fence's advisory locks: {@code pg_advisory_xact_lock_shared} for a writer of the mark's token,
+     * {@code pg_advisory_xact_lock} for a raise, a first use or a re-base, both released when the transaction ends
+     * (so safe behind PgBouncer in transaction mode). PostgreSQL's heavyweight locks queue: a request that conflicts
+     * with a WAITING one waits behind it, where a {@code FOR SHARE} row lock joins the share lockers even while an
+     * UPDATE waits (issue 41). The key is the two-int4 form, a key space apart from the one-bigint form
+     * ({@code pg_advisory_lock(bigint)}, which the schema install uses): class {@value #FENCE_LOCK_CLASS}
+     * ({@code 0x4C485346}, "LHSF": Leasehold Store Fence) and the first 32 bits of the SHA-256 of
+     * {@code "<fence table>/<resource>"}, so an application's own advisory locks collide with the store's only if
+     * they use this class, and two stores with different table prefixes never share a key. Two resources whose hashes
+     * collide only take turns (their writers and raises serialise); the mark of each is still read and locked on its
+     * own row, so safety never depends on the key.
+     */
+    @Override
+    public Optional<String> markQueue(boolean exclusive) {
+        return Optional.of("SELECT " + (exclusive ? "pg_advisory_xact_lock" : "pg_advisory_xact_lock_shared") + "("
+                + fenceLockKey("?") + ")");
+    }
+
+    /** The class (first int4) of the fence's advisory lock keys. */
+    public static final int FENCE_LOCK_CLASS = 0x4C485346;
+
+    /** The two int4 arguments of the fence's advisory lock for the resource {@code resource} (an SQL expression). */
+    String fenceLockKey(String resource) {
+        return FENCE_LOCK_CLASS + ", ('x' || left(encode(sha256(convert_to('" + tables.fence() + "/' || " + resource
+                + ", 'UTF8')), 'hex'), 8))::bit(32)::int";
+    }
+
     @Override
     public FailoverDurability durability(Connection connection) throws SQLException {
         return PostgresDurability.of(connection);

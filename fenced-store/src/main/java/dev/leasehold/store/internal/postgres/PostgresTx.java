@@ -3,6 +3,10 @@ package dev.leasehold.store.internal.postgres;
 import dev.leasehold.store.internal.Tables;
 import dev.leasehold.store.internal.TxDialect;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Optional;
 
 /**
@@ -54,6 +58,29 @@ final class PostgresTx extends TxDialect {
     @Override
     public Restore enter(Connection connection) {
         return NOTHING;
+    }
+
+    /**
+     * {@code SHOW lock_timeout} and {@code SET LOCAL lock_timeout = n} in one round trip; the restore sets the value
+     * read back, transaction-local ({@code set_config(..., true)}), so a caller's own {@code SET LOCAL} is kept and
+     * the session's value returns at the end of the transaction as before. Nothing stays on a server connection.
+     */
+    @Override
+    public Restore lockTimeoutInCallersTransaction(Connection tx) throws SQLException {
+        String lent;
+        try (Statement statement = tx.createStatement()) {
+            statement.execute("SHOW lock_timeout; SET LOCAL lock_timeout = " + lockTimeoutMillis());
+            try (ResultSet row = statement.getResultSet()) {
+                row.next();
+                lent = row.getString(1);
+            }
+        }
+        return () -> {
+            try (PreparedStatement back = tx.prepareStatement("SELECT set_config('lock_timeout', ?, true)")) {
+                back.setString(1, lent);
+                back.executeQuery().close();
+            }
+        };
     }
 
     /** FOR SHARE, not FOR KEY SHARE: an UPDATE of the token (not a key column) does not wait for a key-share lock. */
