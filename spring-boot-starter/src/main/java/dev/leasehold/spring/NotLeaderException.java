@@ -14,6 +14,7 @@ public class NotLeaderException extends FencingException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The role whose election this instance does not lead. */
     private final String role;
 
     /**

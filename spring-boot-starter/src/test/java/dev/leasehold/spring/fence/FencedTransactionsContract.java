@@ -309,15 +309,16 @@ abstract class FencedTransactionsContract {
     @Test
     void theGatesOwnTransactionInsideASpringTransactionIsRefusedBeforeAnythingIsSent() {
         FenceGate gate = jpa.getBean(FenceGate.class);
-        assertThatThrownBy(() -> jpa.getBean(Billing.class).gateWriteInside("sf-trap", jpaToken, "c-trap"))
+        String resource = "sf-trap-" + Long.toHexString(System.nanoTime()); // new on a database that outlives the run
+        assertThatThrownBy(() -> jpa.getBean(Billing.class).gateWriteInside(resource, jpaToken, "c-trap"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("@Fenced")
                 .hasMessageContaining("LeaseholdFence.check")
                 .hasMessageContaining("leasehold.store.separate-transactions-allowed");
-        assertThat(gate.highestToken("sf-trap")).as("the gate sent nothing").isEmpty();
+        assertThat(gate.highestToken(resource)).as("the gate sent nothing").isEmpty();
         assertThat(count("c-trap")).isZero();
-        gate.write("sf-trap", jpaToken, tx -> {}); // outside a Spring transaction the gate is unchanged
-        assertThat(gate.highestToken("sf-trap")).hasValue(jpaToken);
+        gate.write(resource, jpaToken, tx -> {}); // outside a Spring transaction the gate is unchanged
+        assertThat(gate.highestToken(resource)).hasValue(jpaToken);
     }
 
     // ---- the backstop
