@@ -17,20 +17,27 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                      turn it off when Flyway or Liquibase applies {@code FencedSchema.ddl}
  * @param batchMetersRefresh how often the starter refreshes the batch gauges ({@code leasehold.batches}), which it
  *                      registers only when a bean uses {@code BatchClaims}; from 1 s to 1 h
+ * @param separateTransactionsAllowed whether the starter's {@code FenceGate} may open its own transaction
+ *                      ({@code write}, {@code call}, {@code update}) while a Spring transaction on the same
+ *                      {@code DataSource} is active on the thread: off by default, because such a write is not
+ *                      fenced with the Spring transaction (use {@code @Fenced} or {@code LeaseholdFence.check}); turn
+ *                      it on for code that means two separate transactions
  */
 @ConfigurationProperties("leasehold.store")
 public record LeaseholdStoreProperties(
         @DefaultValue(StoreConfig.DEFAULT_PREFIX) String tablePrefix,
         @DefaultValue("true") boolean installSchema,
-        @DefaultValue("30s") Duration batchMetersRefresh) {
+        @DefaultValue("30s") Duration batchMetersRefresh,
+        @DefaultValue("false") boolean separateTransactionsAllowed) {
 
     /**
      * The properties with every default.
      *
-     * @return the defaults: the store's default table prefix, the schema installed, gauges refreshed every 30 s
+     * @return the defaults: the store's default table prefix, the schema installed, gauges refreshed every 30 s, the
+     *     gate refused inside a Spring transaction on its data source
      */
     public static LeaseholdStoreProperties defaults() {
-        return new LeaseholdStoreProperties(StoreConfig.DEFAULT_PREFIX, true, Duration.ofSeconds(30));
+        return new LeaseholdStoreProperties(StoreConfig.DEFAULT_PREFIX, true, Duration.ofSeconds(30), false);
     }
 
     /**
@@ -39,6 +46,8 @@ public record LeaseholdStoreProperties(
      * @param tablePrefix        the table prefix
      * @param installSchema      whether to install the schema
      * @param batchMetersRefresh how often the starter refreshes the batch gauges; from 1 s to 1 h
+     * @param separateTransactionsAllowed whether the starter's gate may open its own transaction inside a Spring
+     *                           transaction on the same data source
      */
     public LeaseholdStoreProperties {
         PropertyChecks.between(
@@ -66,7 +75,8 @@ public record LeaseholdStoreProperties(
      * @return a copy with it
      */
     public LeaseholdStoreProperties withTablePrefix(String tablePrefix) {
-        return new LeaseholdStoreProperties(tablePrefix, installSchema, batchMetersRefresh);
+        return new LeaseholdStoreProperties(
+                tablePrefix, installSchema, batchMetersRefresh, separateTransactionsAllowed);
     }
 
     /**
@@ -76,7 +86,8 @@ public record LeaseholdStoreProperties(
      * @return a copy with it
      */
     public LeaseholdStoreProperties withInstallSchema(boolean installSchema) {
-        return new LeaseholdStoreProperties(tablePrefix, installSchema, batchMetersRefresh);
+        return new LeaseholdStoreProperties(
+                tablePrefix, installSchema, batchMetersRefresh, separateTransactionsAllowed);
     }
 
     /**
@@ -86,6 +97,19 @@ public record LeaseholdStoreProperties(
      * @return a copy with it
      */
     public LeaseholdStoreProperties withBatchMetersRefresh(Duration batchMetersRefresh) {
-        return new LeaseholdStoreProperties(tablePrefix, installSchema, batchMetersRefresh);
+        return new LeaseholdStoreProperties(
+                tablePrefix, installSchema, batchMetersRefresh, separateTransactionsAllowed);
+    }
+
+    /**
+     * A copy with another value.
+     *
+     * @param separateTransactionsAllowed whether the starter's gate may open its own transaction inside a Spring
+     *                                    transaction on the same data source
+     * @return a copy with it
+     */
+    public LeaseholdStoreProperties withSeparateTransactionsAllowed(boolean separateTransactionsAllowed) {
+        return new LeaseholdStoreProperties(
+                tablePrefix, installSchema, batchMetersRefresh, separateTransactionsAllowed);
     }
 }

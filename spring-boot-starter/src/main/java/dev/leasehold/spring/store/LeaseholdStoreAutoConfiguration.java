@@ -81,17 +81,26 @@ public final class LeaseholdStoreAutoConfiguration {
     }
 
     /**
-     * The fence gate.
+     * The fence gate. Unless {@code leasehold.store.separate-transactions-allowed=true}, it refuses to open a
+     * transaction of its own ({@code write}, {@code call}, {@code update}) while a Spring transaction on the same data
+     * source is active on the thread, before sending anything: that write would not be fenced with the Spring
+     * transaction ({@code @Fenced} or {@code LeaseholdFence.check} is).
      *
      * @param dataSource the application's data source
      * @param config     the store's configuration
      * @param schema     installed first
+     * @param properties the {@code leasehold.store.*} properties
      * @return the gate
      */
     @Bean
     @ConditionalOnMissingBean
-    FenceGate fenceGate(DataSource dataSource, StoreConfig config, StoreSchema schema) {
-        return new FenceGate(dataSource, config);
+    FenceGate fenceGate(
+            DataSource dataSource, StoreConfig config, StoreSchema schema, LeaseholdStoreProperties properties) {
+        return new FenceGate(
+                properties.separateTransactionsAllowed()
+                        ? dataSource
+                        : new SpringTransactionGuard(dataSource, String.valueOf(dataSource)),
+                config);
     }
 
     /**
