@@ -67,7 +67,7 @@ record LeaderWork(
                         sent = System.nanoTime();
                         gate.write(resource, token, tx -> insert(tx, token, n, session));
                     }
-                    events.acknowledged(token, n, sent, System.nanoTime());
+                    events.acknowledged(resource, token, n, sent, System.nanoTime());
                 } catch (StaleTokenException e) {
                     events.staleRejected(token);
                     return;
@@ -75,7 +75,7 @@ record LeaderWork(
                     events.databaseError();
                     // fenced: the write's commit (an advance's own would leave fenced false, and it is repeated)
                     if (fenced && kept(token, n, session)) {
-                        events.acknowledged(token, n, sent, System.nanoTime());
+                        events.acknowledged(resource, token, n, sent, System.nanoTime());
                     }
                 } catch (FencingException | SQLException e) {
                     events.databaseError(); // a terminated connection, a restarting database, a failover: try again

@@ -50,8 +50,8 @@ final class Observations {
             }
 
             @Override
-            public void acknowledged(long token, long seq, long sentNanos, long ackedNanos) {
-                Observations.this.acknowledged(participant, election, token, seq, sentNanos, ackedNanos);
+            public void acknowledged(String resource, long token, long seq, long sentNanos, long ackedNanos) {
+                Observations.this.acknowledged(participant, election, resource, token, seq, sentNanos, ackedNanos);
             }
 
             @Override
@@ -96,10 +96,17 @@ final class Observations {
     }
 
     private void acknowledged(
-            String participant, String election, long token, long seq, long sentNanos, long ackedNanos) {
+            String participant,
+            String election,
+            String resource,
+            long token,
+            long seq,
+            long sentNanos,
+            long ackedNanos) {
         synchronized (lock) {
-            // with its election: a member's partitions can share one token (one multi of creates, one czxid)
-            acks.add(new HistoryChecker.Ack(participant, token, seq, sentNanos, ackedNanos, election));
+            // with its election and resource: a member's partitions can share one token (one multi of creates, one
+            // czxid) and each numbers its writes from 1, so rule 4 must look for the write on its own resource
+            acks.add(new HistoryChecker.Ack(participant, token, seq, sentNanos, ackedNanos, election, resource));
             GrantKey key = new GrantKey(participant, token);
             writtenWith.add(key);
             lastAck.merge(key, ackedNanos, Math::max);
