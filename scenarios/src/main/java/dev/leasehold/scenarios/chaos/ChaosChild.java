@@ -76,8 +76,8 @@ public final class ChaosChild {
             }
 
             @Override
-            public void databaseError() {
-                say(out, "DBERR");
+            public void databaseError(String what) {
+                say(out, "DBERR " + what); // one line: LeaderWork.what folds whitespace
             }
 
             @Override
@@ -103,7 +103,7 @@ public final class ChaosChild {
                     Long.parseLong(word[3]),
                     Long.parseLong(word[4]));
             case "STALE" -> events.staleRejected(Long.parseLong(word[1]));
-            case "DBERR" -> events.databaseError();
+            case "DBERR" -> events.databaseError(line.length() > 6 ? line.substring(6) : "");
             case "END" -> events.ended(Long.parseLong(word[1]), Long.parseLong(word[2]));
             default -> {
                 return false;

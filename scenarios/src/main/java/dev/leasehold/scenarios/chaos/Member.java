@@ -48,7 +48,12 @@ final class Member implements Closeable {
 
         void staleRejected(long token);
 
-        void databaseError();
+        /**
+         * A write, advance or read-back failed with a database error (not the fence's refusal).
+         *
+         * @param what the error as "SQLState: message" (one line), so that the campaign can say what refused a write
+         */
+        void databaseError(String what);
 
         /** The member no longer believes it leads with {@code token}. */
         void ended(long token, long atNanos);
