@@ -18,9 +18,12 @@ import java.util.TreeSet;
  *   <li>accepted tokens never decrease in commit order, per resource;</li>
  *   <li>no write with token t committed after a commit with a higher token (per resource);</li>
  *   <li>each token belongs to exactly one participant and one ZooKeeper session;</li>
- *   <li>every write a participant saw acknowledged is in the table (nothing acknowledged was lost); where one token
- *       is granted in several elections ({@link Ack#election()}), a write acknowledged in n elections has rows on at
- *       least n resources (a count: which resource is which election's is the caller's naming);</li>
+ *   <li>every write a participant saw acknowledged is in the table, on its own resource (nothing acknowledged was
+ *       lost): an acknowledgement that names its resource ({@link Ack#resource()}) needs a row of the same
+ *       participant, token and number on that resource; a row on another resource (one token granted in several
+ *       elections, a member's partitions, each numbering its writes from 1) does not stand for it. One that names no
+ *       resource is judged by a count: a write acknowledged in n elections ({@link Ack#election()}) has rows on at
+ *       least n resources;</li>
  *   <li>successive leadership grants of one election carry strictly increasing tokens (a grant again on the same
  *       node after a reconnect, same participant, session and token, is the same grant);</li>
  *   <li>no write is acknowledged that was sent after a write with a higher token of the same election had been
@@ -57,8 +60,18 @@ public final class HistoryChecker {
      *                    participant's grant with that token. Give it where one token is granted in several elections:
      *                    {@code FencedPartitions} creates a member's partition nodes in one multi, so they share one
      *                    czxid, and without it rule 6 would judge one partition's writes against another's.
+     * @param resource    the resource the write was made on, as in {@link Committed#resource()}: rule 4 looks for the
+     *                    write among that resource's rows only; null if unknown (then a row of the write on any
+     *                    resource counts, one per election the write was acknowledged in)
      */
-    public record Ack(String participant, long token, long seq, long sentNanos, long ackedNanos, String election) {
+    public record Ack(
+            String participant,
+            long token,
+            long seq,
+            long sentNanos,
+            long ackedNanos,
+            String election,
+            String resource) {
         /**
          * An acknowledgement without times: rule 6 does not judge it.
          *
@@ -67,7 +80,7 @@ public final class HistoryChecker {
          * @param seq         the write's sequence number in its grant
          */
         public Ack(String participant, long token, long seq) {
-            this(participant, token, seq, 0, 0, null);
+            this(participant, token, seq, 0, 0, null, null);
         }
 
         /**
@@ -80,7 +93,23 @@ public final class HistoryChecker {
          * @param ackedNanos  {@link System#nanoTime()} once it was known to be committed; 0 if unknown
          */
         public Ack(String participant, long token, long seq, long sentNanos, long ackedNanos) {
-            this(participant, token, seq, sentNanos, ackedNanos, null);
+            this(participant, token, seq, sentNanos, ackedNanos, null, null);
+        }
+
+        /**
+         * An acknowledgement in a named election, on a resource rule 4 does not know: a row of the write on any
+         * resource counts.
+         *
+         * @param participant who wrote
+         * @param token       with which token
+         * @param seq         the write's sequence number in its grant
+         * @param sentNanos   {@link System#nanoTime()} just before the write was sent; 0 if unknown
+         * @param ackedNanos  {@link System#nanoTime()} once it was known to be committed; 0 if unknown
+         * @param election    the election the write was made for; null for the election of the participant's grant
+         *                    with that token
+         */
+        public Ack(String participant, long token, long seq, long sentNanos, long ackedNanos, String election) {
+            this(participant, token, seq, sentNanos, ackedNanos, election, null);
         }
 
         boolean timed() {
@@ -218,37 +247,8 @@ public final class HistoryChecker {
             }
         });
 
-        // 4: nothing acknowledged was lost. A write is its participant, token and number; where one token is granted
-        // in several elections (a member's partitions), there must be at least as many rows of it, on distinct
-        // resources, as elections it was acknowledged in (the checker does not know which resource is whose).
-        Map<String, Set<String>> rowsOf = new HashMap<>();
-        for (Committed row : ordered) {
-            rowsOf.computeIfAbsent(row.participant() + "/" + row.token() + "/" + row.seq(), k -> new HashSet<>())
-                    .add(row.resource());
-        }
-        Map<String, Set<String>> electionsOf = new LinkedHashMap<>();
-        Map<String, Ack> firstAck = new HashMap<>();
-        for (Ack ack : acks) {
-            String write = ack.participant() + "/" + ack.token() + "/" + ack.seq();
-            Set<String> named = electionsOf.computeIfAbsent(write, k -> new TreeSet<>());
-            if (ack.election() != null) { // one without is the write of its token's grant: any election's
-                named.add(ack.election());
-            }
-            firstAck.putIfAbsent(write, ack);
-        }
-        electionsOf.forEach((write, inElections) -> {
-            Ack ack = firstAck.get(write);
-            int rows = rowsOf.getOrDefault(write, Set.of()).size();
-            if (rows == 0) {
-                violations.add("rule 4: " + ack.participant() + "'s acknowledged write #" + ack.seq() + " with token "
-                        + ack.token() + " is not in the table");
-            } else if (rows < inElections.size()) {
-                violations.add("rule 4: " + ack.participant() + "'s acknowledged write #" + ack.seq() + " with token "
-                        + ack.token() + " was acknowledged in " + inElections.size() + " elections " + inElections
-                        + " but the table has " + rows + " row" + (rows == 1 ? "" : "s") + " of it "
-                        + new TreeSet<>(rowsOf.get(write)) + ": one election's write was lost");
-            }
-        });
+        // 4: nothing acknowledged was lost.
+        violations.addAll(lostAcknowledged(ordered, acks));
 
         // 5: successive grants of each election strictly increase, in the order they were granted (stamped where the
         // recipe handed them over, which may differ from the order their reports arrived in).
@@ -284,6 +284,72 @@ public final class HistoryChecker {
             }
         }
         return new Result(violations, overlapping, longest);
+    }
+
+    /**
+     * Rule 4: each acknowledged write (its participant, token and number) in the table. One that names its resource
+     * must be among that resource's rows: a row of the same participant, token and number on another resource (a
+     * partition sharing the token, numbering its writes from 1 too) does not stand for it. One without a resource is
+     * judged by a count: at least as many rows of it, on distinct resources, as elections it was acknowledged in,
+     * besides the resources named for it; one whose election a resource-naming acknowledgement of the same write also
+     * names (or that names no election, where some do name a resource) is that write seen again. One line per lost
+     * write.
+     */
+    static List<String> lostAcknowledged(List<Committed> committed, List<Ack> acks) {
+        Map<String, Set<String>> rowsOf = new HashMap<>();
+        for (Committed row : committed) {
+            rowsOf.computeIfAbsent(row.participant() + "/" + row.token() + "/" + row.seq(), k -> new TreeSet<>())
+                    .add(row.resource());
+        }
+        Map<String, List<Ack>> acksOf = new LinkedHashMap<>();
+        for (Ack ack : acks) {
+            acksOf.computeIfAbsent(ack.participant() + "/" + ack.token() + "/" + ack.seq(), k -> new ArrayList<>())
+                    .add(ack);
+        }
+        List<String> violations = new ArrayList<>();
+        acksOf.forEach((write, mine) -> {
+            Set<String> rows = rowsOf.getOrDefault(write, Set.of());
+            Ack first = mine.get(0);
+            String what = "rule 4: " + first.participant() + "'s acknowledged write #" + first.seq() + " with token "
+                    + first.token();
+            Set<String> resources = new TreeSet<>();
+            Set<String> coveredElections = new HashSet<>();
+            for (Ack ack : mine) {
+                if (ack.resource() != null) {
+                    resources.add(ack.resource());
+                    coveredElections.add(ack.election());
+                }
+            }
+            for (String resource : resources) {
+                if (!rows.contains(resource)) {
+                    violations.add(what + " on " + resource + " is not in the table"
+                            + (rows.isEmpty() ? "" : " (rows of it are on " + rows + " only)"));
+                }
+            }
+            // without a resource: a row anywhere, one per election, beyond the rows the named resources account for
+            Set<String> elections = new TreeSet<>();
+            boolean unnamed = false;
+            for (Ack ack : mine) {
+                if (ack.resource() == null && !coveredElections.contains(ack.election())) {
+                    if (ack.election() != null) {
+                        elections.add(ack.election());
+                    } else if (resources.isEmpty()) {
+                        unnamed = true; // the write of its token's grant: any election's
+                    }
+                }
+            }
+            int needed = Math.max(elections.size(), unnamed ? 1 : 0);
+            Set<String> others = new TreeSet<>(rows);
+            others.removeAll(resources);
+            if (needed > 0 && others.isEmpty()) {
+                violations.add(what + " is not in the table");
+            } else if (needed > others.size()) {
+                violations.add(what + " was acknowledged in " + elections.size() + " elections " + elections
+                        + " but the table has " + others.size() + " row" + (others.size() == 1 ? "" : "s")
+                        + " of it " + others + ": one election's write was lost");
+            }
+        });
+        return violations;
     }
 
     /**

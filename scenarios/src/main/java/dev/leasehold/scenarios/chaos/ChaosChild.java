@@ -65,8 +65,9 @@ public final class ChaosChild {
             }
 
             @Override
-            public void acknowledged(long token, long seq, long sentNanos, long ackedNanos) {
-                say(out, "ACK " + token + " " + seq + " " + sentNanos + " " + ackedNanos);
+            public void acknowledged(String resource, long token, long seq, long sentNanos, long ackedNanos) {
+                // the resource last: the campaign's own names, checked by the store (no spaces)
+                say(out, "ACK " + token + " " + seq + " " + sentNanos + " " + ackedNanos + " " + resource);
             }
 
             @Override
@@ -75,8 +76,8 @@ public final class ChaosChild {
             }
 
             @Override
-            public void databaseError() {
-                say(out, "DBERR");
+            public void databaseError(String what) {
+                say(out, "DBERR " + what); // one line: LeaderWork.what folds whitespace
             }
 
             @Override
@@ -96,9 +97,13 @@ public final class ChaosChild {
         switch (word[0]) {
             case "GRANT" -> events.granted(Long.parseLong(word[1]), Long.parseLong(word[2]), Long.parseLong(word[3]));
             case "ACK" -> events.acknowledged(
-                    Long.parseLong(word[1]), Long.parseLong(word[2]), Long.parseLong(word[3]), Long.parseLong(word[4]));
+                    word[5],
+                    Long.parseLong(word[1]),
+                    Long.parseLong(word[2]),
+                    Long.parseLong(word[3]),
+                    Long.parseLong(word[4]));
             case "STALE" -> events.staleRejected(Long.parseLong(word[1]));
-            case "DBERR" -> events.databaseError();
+            case "DBERR" -> events.databaseError(line.length() > 6 ? line.substring(6) : "");
             case "END" -> events.ended(Long.parseLong(word[1]), Long.parseLong(word[2]));
             default -> {
                 return false;

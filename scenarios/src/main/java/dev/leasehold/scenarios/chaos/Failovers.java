@@ -78,9 +78,12 @@ final class Failovers {
             PatroniMember promoted = cluster.awaitNewPrimary(killed, WAIT);
             say.accept(promoted.name() + " promoted; release " + victim.id + " first (its next write has its old"
                     + " token)" + successor.map(p -> ", " + p.id + " held").orElse(""));
+            observations.refusalsOf(victim.id); // what refused it before the release is not the late write's story
             victim.unpause();
             observations.awaitNotLeading(victim.id, 3L * sessionMs + 30_000, TimeUnit.MILLISECONDS);
-            say.accept(victim.id + " wrote with its old token and stopped"
+            List<String> refusals = observations.refusalsOf(victim.id);
+            say.accept(victim.id + " wrote with its old token and stopped; refused by "
+                    + (refusals.isEmpty() ? "nothing (its belief ended)" : String.join(", then ", refusals))
                     + successor.map(p -> "; release " + p.id).orElse(""));
             successor.ifPresent(Participant::releaseWork);
             awaitReturn(killed);

@@ -67,18 +67,18 @@ record LeaderWork(
                         sent = System.nanoTime();
                         gate.write(resource, token, tx -> insert(tx, token, n, session));
                     }
-                    events.acknowledged(token, n, sent, System.nanoTime());
+                    events.acknowledged(resource, token, n, sent, System.nanoTime());
                 } catch (StaleTokenException e) {
                     events.staleRejected(token);
                     return;
                 } catch (CommitOutcomeUnknownException e) {
-                    events.databaseError();
+                    events.databaseError(what(e));
                     // fenced: the write's commit (an advance's own would leave fenced false, and it is repeated)
                     if (fenced && kept(token, n, session)) {
-                        events.acknowledged(token, n, sent, System.nanoTime());
+                        events.acknowledged(resource, token, n, sent, System.nanoTime());
                     }
                 } catch (FencingException | SQLException e) {
-                    events.databaseError(); // a terminated connection, a restarting database, a failover: try again
+                    events.databaseError(what(e)); // a terminated connection, a restarting database, a failover
                 } finally {
                     if (interrupted) {
                         Thread.currentThread().interrupt();
@@ -104,13 +104,26 @@ record LeaderWork(
             try {
                 return HistoryTable.contains(database, prefix, write);
             } catch (SQLException e) {
-                events.databaseError();
+                events.databaseError(what(e));
                 if (System.nanoTime() > deadline) {
                     return false; // left unknown: never acknowledged, so the checker does not count on it
                 }
             }
             Thread.sleep(4 * Member.WRITE_PACE_MS); // the pace of the read-back while the database cannot answer
         }
+    }
+
+    /** The database's error as one line, "SQLState: message" (the store's message where no SQLException is behind). */
+    static String what(Exception e) {
+        Throwable cause = e;
+        while (cause != null && !(cause instanceof SQLException)) {
+            cause = cause.getCause();
+        }
+        String what = cause instanceof SQLException sql
+                ? sql.getSQLState() + ": " + sql.getMessage()
+                : e.getClass().getSimpleName() + ": " + e.getMessage();
+        what = what.replaceAll("\\s+", " ").strip();
+        return what.length() <= 200 ? what : what.substring(0, 200) + "...";
     }
 
     private void insert(Connection tx, long token, long seq, long session) throws SQLException {

@@ -39,14 +39,21 @@ final class Member implements Closeable {
          * A write was committed: its commit returned, or a read-back found it after a commit whose outcome was
          * unknown.
          *
+         * @param resource   the resource the write was made on (the history table's), which the checker's rule 4
+         *                   looks for it on
          * @param sentNanos  just before the write was sent
          * @param ackedNanos once it was known to be committed
          */
-        void acknowledged(long token, long seq, long sentNanos, long ackedNanos);
+        void acknowledged(String resource, long token, long seq, long sentNanos, long ackedNanos);
 
         void staleRejected(long token);
 
-        void databaseError();
+        /**
+         * A write, advance or read-back failed with a database error (not the fence's refusal).
+         *
+         * @param what the error as "SQLState: message" (one line), so that the campaign can say what refused a write
+         */
+        void databaseError(String what);
 
         /** The member no longer believes it leads with {@code token}. */
         void ended(long token, long atNanos);

@@ -38,6 +38,12 @@ final class Observations {
     /** Each grant's latest acknowledged write (its ack time): what {@link #awaitSettled} waits for. */
     private final Map<GrantKey, Long> lastAck = new HashMap<>();
 
+    /** How many refusals of one participant are kept between two {@link #refusalsOf} calls. */
+    static final int MAX_REFUSALS = 5;
+
+    /** What refused each participant's writes, in order (the first few), since {@link #refusalsOf} was last asked. */
+    private final Map<String, List<String>> refusals = new HashMap<>();
+
     private final AtomicInteger staleRejected = new AtomicInteger();
     private final AtomicInteger databaseErrors = new AtomicInteger();
 
@@ -50,18 +56,20 @@ final class Observations {
             }
 
             @Override
-            public void acknowledged(long token, long seq, long sentNanos, long ackedNanos) {
-                Observations.this.acknowledged(participant, election, token, seq, sentNanos, ackedNanos);
+            public void acknowledged(String resource, long token, long seq, long sentNanos, long ackedNanos) {
+                Observations.this.acknowledged(participant, election, resource, token, seq, sentNanos, ackedNanos);
             }
 
             @Override
             public void staleRejected(long token) {
                 staleRejected.incrementAndGet();
+                refused(participant, "the fence (StaleTokenException) with token " + token);
             }
 
             @Override
-            public void databaseError() {
+            public void databaseError(String what) {
                 databaseErrors.incrementAndGet();
+                refused(participant, "a database error, " + what);
             }
 
             @Override
@@ -96,10 +104,17 @@ final class Observations {
     }
 
     private void acknowledged(
-            String participant, String election, long token, long seq, long sentNanos, long ackedNanos) {
+            String participant,
+            String election,
+            String resource,
+            long token,
+            long seq,
+            long sentNanos,
+            long ackedNanos) {
         synchronized (lock) {
-            // with its election: a member's partitions can share one token (one multi of creates, one czxid)
-            acks.add(new HistoryChecker.Ack(participant, token, seq, sentNanos, ackedNanos, election));
+            // with its election and resource: a member's partitions can share one token (one multi of creates, one
+            // czxid) and each numbers its writes from 1, so rule 4 must look for the write on its own resource
+            acks.add(new HistoryChecker.Ack(participant, token, seq, sentNanos, ackedNanos, election, resource));
             GrantKey key = new GrantKey(participant, token);
             writtenWith.add(key);
             lastAck.merge(key, ackedNanos, Math::max);
@@ -118,6 +133,26 @@ final class Observations {
             }
             open.clear();
             lock.notifyAll();
+        }
+    }
+
+    private void refused(String participant, String by) {
+        synchronized (lock) {
+            List<String> mine = refusals.computeIfAbsent(participant, k -> new ArrayList<>());
+            if (mine.size() < MAX_REFUSALS) { // bounded: a long campaign meets thousands of database errors
+                mine.add(by);
+            }
+        }
+    }
+
+    /**
+     * What refused {@code participant}'s writes since the last call (the fence, or a database error with its SQLState
+     * and message), in order, and forgets them: the nemesis asks once before a release and once after.
+     */
+    List<String> refusalsOf(String participant) {
+        synchronized (lock) {
+            List<String> mine = refusals.remove(participant);
+            return mine == null ? List.of() : mine;
         }
     }
 

@@ -19,7 +19,9 @@ import java.util.Optional;
  *       A's stale write is <b>accepted</b>.</li>
  *   <li>With Leasehold (Patroni's {@code synchronous_mode}, strict, {@code synchronous_commit = on}): the same stop
  *       makes B's advance wait instead ({@code SyncRep}); once replication resumes it is acknowledged, the promoted
- *       standby has 34, and A's write is refused.</li>
+ *       standby has 34, and A's write, on a fresh connection to it, is refused there by the fence
+ *       ({@code StaleTokenException}); a database error met first is named with its SQLState and the write tried
+ *       again ({@link LateWrite}).</li>
  * </ul>
  * Each run has a Patroni cluster of its own (two PostgreSQL 15 members, ZooKeeper as the DCS: the scenarios'
  * ZooKeeper). Needs Debian's {@code patroni}, {@code python3-kazoo} and {@code postgresql-15}, and an unprivileged

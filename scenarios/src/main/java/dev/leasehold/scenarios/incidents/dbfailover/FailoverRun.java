@@ -6,7 +6,6 @@ import dev.leasehold.scenarios.report.Timeline;
 import dev.leasehold.store.FailoverDurability;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
-import dev.leasehold.store.StaleTokenException;
 import dev.leasehold.store.StoreConfig;
 import dev.leasehold.testkit.PatroniCluster;
 import dev.leasehold.testkit.PatroniConfig;
@@ -131,18 +130,19 @@ final class FailoverRun {
                 .orElse(-1);
 
         timeline.end(pauseA);
-        timeline.info("A", "wakes and writes with token " + OLD);
-        String outcome;
-        boolean stale;
-        try {
-            write(gateA, ledger, "A", OLD);
-            stale = true;
-            outcome = "A's write with token " + OLD + " accepted";
-            timeline.accepted("A", "write with token " + OLD + " ACCEPTED by the promoted primary", OLD, "stale!");
-        } catch (StaleTokenException e) {
-            stale = false;
-            outcome = "A's write with token " + OLD + " rejected (highest " + e.highestToken() + ")";
-            timeline.rejected("A", "write with token " + OLD + " rejected (highest " + e.highestToken() + ")", OLD);
+        timeline.info("A", "wakes and writes with token " + OLD + " (a fresh connection: the primary of the moment)");
+        LateWrite late = LateWrite.attempt(() -> write(gateA, ledger, "A", OLD), OLD, promoted.name(), timeline);
+        boolean stale = late.accepted();
+        String outcome = "A's write with token " + OLD
+                + (late.accepted()
+                        ? " accepted"
+                        : late.refusedByFence()
+                                ? " refused by the fence on the promoted standby (StaleTokenException, highest "
+                                        + late.highest() + ")"
+                                : " refused by the database, never by the fence: " + late.databaseErrors());
+        if (late.refusedByFence() && !late.databaseErrors().isEmpty()) {
+            outcome += " after " + late.databaseErrors().size() + " database error"
+                    + (late.databaseErrors().size() == 1 ? "" : "s") + " " + late.databaseErrors();
         }
         timeline.finish();
 
@@ -155,7 +155,7 @@ final class FailoverRun {
                 + (durability.atRisk() ? " (at risk: it warns at the gate's first write)" : ""));
         env.printVerdicts(verdicts);
         boolean asExpected = synchronous
-                ? !stale && after == NEW && !durability.atRisk()
+                ? late.refusedByFence() && after == NEW && !durability.atRisk()
                 : stale && after == OLD && before == NEW && durability.atRisk();
         return new RunResult(
                 DbFailoverScenario.NAME,

@@ -12,8 +12,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The db-failover scenario on real Patroni clusters (issue 28): asynchronous replication loses B's advance in the
- * failover and A's stale write passes; synchronous replication keeps it and A is refused; the program exits 0 only
- * then, and the report draws the failover.
+ * failover and A's stale write passes; synchronous replication keeps it and A's write, on a fresh connection to the
+ * promoted standby, is refused there by the fence ({@code StaleTokenException}), not by a database error; the program
+ * exits 0 only then, and the report draws the failover.
  */
 @WithPatroni
 @Timeout(600)
@@ -32,8 +33,12 @@ class DbFailoverScenarioTest {
                 .as(program.all())
                 .containsPattern("verdict: stale write accepted after failover: A's write with token 33 accepted; B had"
                         + " advanced to 34; the mark was 34 before the failover and 33 after it")
-                .containsPattern("verdict: no stale write after failover: A's write with token 33 rejected \\(highest"
-                        + " 34\\); B had advanced to 34; the mark was 34 before the failover and 34 after it")
+                .containsPattern("verdict: no stale write after failover: A's write with token 33 refused by the fence"
+                        + " on the promoted standby \\(StaleTokenException, highest 34\\)(; | after [^;]*; )B had advanced"
+                        + " to 34; the mark was 34 before the failover and 34 after it")
+                // the fence, not the database, refused it, on the promoted standby: a timeline line says so
+                .containsPattern("refused by the fence on pg\\d, the promoted standby: StaleTokenException \\(highest"
+                        + " 34\\)")
                 .contains("the store's durability check said: ASYNCHRONOUS (at risk")
                 .contains("the store's durability check said: SYNCHRONOUS")
                 .contains("every broken run reproduced its incident and every Leasehold run held");
