@@ -1,7 +1,6 @@
 package dev.leasehold.fencedapp;
 
 import dev.leasehold.spring.FencedContext;
-import dev.leasehold.spring.LeaseContext;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -20,9 +19,7 @@ public class Grants extends DefaultCandidate {
 
     @Override
     public void onGranted(Context context) {
-        long token = context instanceof LeaseContext lease
-                ? lease.token()
-                : ((FencedContext) context).token().value();
+        long token = ((FencedContext) context).token().value(); // either backend: LeaseContext is a FencedContext
         current = token;
         granted.add(token);
     }
