@@ -13,6 +13,7 @@ import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CreateBuilder;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.data.Stat;
+import org.slf4j.LoggerFactory;
 
 /**
  * A view of a Curator client that tells the recipe what Curator's own recipe learned, without a request more.
@@ -21,10 +22,13 @@ import org.apache.zookeeper.data.Stat;
  * ({@code create()}, {@code getData()}, {@code getChildren()}). This view hands them the real client's builders,
  * wrapped so that, after Curator's own callback has run, the recipe is shown the same answer (the create answer
  * carries the new node's Stat; the {@code getData} answer that decides leadership carries the leader node's Stat),
- * and so that the path returned by a foreground {@code create} is reported with its Stat. Nothing is delayed or
- * added: every call goes to the real client. The one thing asked of Curator's create builder is {@code
+ * and so that the path returned by a foreground {@code create} is reported with its Stat. Nothing is added:
+ * every call goes to the real client. The one thing asked of Curator's create builder is {@code
  * storingStatIn}: Curator sends every create as {@code create2}, whose answer carries the Stat anyway; it is then
  * copied instead of dropped. The request on the wire is the same. Composition, not a copy of Curator.
+ *
+ * <p>One thing may be delayed, if the recipe asks: a background delete ({@link Observer#holdDelete}), so that a
+ * node of ours is not deleted before the recipe's listeners were told that its grant ended.
  *
  * <p>If a later Curator stops using these builders, the recipes still work: they read what they did not see.
  *
@@ -43,6 +47,20 @@ final class CuratorTap {
          * Stat, or {@code null} if the answer did not carry one (Curator recovered a protected create).
          */
         void created(String path, Stat stat);
+
+        /** {@code true} if Curator's deletes are to be shown to {@link #holdDelete}; by default they are not seen. */
+        default boolean seesDeletes() {
+            return false;
+        }
+
+        /**
+         * Curator asks to delete {@code path} in the background (only if {@link #seesDeletes()}). Return {@code true}
+         * to hold the delete back: the observer then runs {@code send} later, once (on any thread; it only queues the
+         * request). By default every delete goes at once.
+         */
+        default boolean holdDelete(String path, Runnable send) {
+            return false;
+        }
     }
 
     private CuratorTap() {}
@@ -75,19 +93,27 @@ final class CuratorTap {
                     if (result instanceof CreateBuilder builder) {
                         builder.storingStatIn(stat); // sets a field of this builder: the chain goes on from result
                     }
-                    yield wrap(result, stat, observer);
+                    yield wrap(result, stat, null, observer);
                 }
-                case "getData", "getChildren" -> wrap(result, null, observer);
+                case "delete" -> observer.seesDeletes() ? wrap(result, null, new DeleteChain(), observer) : result;
+                case "getData", "getChildren" -> wrap(result, null, null, observer);
                 default -> result;
             };
         }
     }
 
+    /** What a delete chain asked so far: only a background delete may be held back (nobody waits for it). */
+    private static final class DeleteChain {
+        volatile boolean background;
+    }
+
     /**
      * Any step of a builder chain: the same step on the real builder, with background callbacks observed.
-     * {@code createStat} is non-null for a create chain: where Curator copies the new node's Stat.
+     * {@code createStat} is non-null for a create chain: where Curator copies the new node's Stat; {@code delete} is
+     * non-null for a delete chain.
      */
-    private record BuilderHandler(Object builder, Stat createStat, Observer observer) implements InvocationHandler {
+    private record BuilderHandler(Object builder, Stat createStat, DeleteChain delete, Observer observer)
+            implements InvocationHandler {
         @Override
         public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
             if (method.getDeclaringClass() == Object.class) {
@@ -100,9 +126,21 @@ final class CuratorTap {
                     }
                 }
             }
+            if (delete != null) {
+                if (method.getName().equals("inBackground")) {
+                    delete.background = true;
+                } else if (delete.background
+                        && method.getName().equals("forPath")
+                        && args != null
+                        && args.length == 1
+                        && args[0] instanceof String path
+                        && observer.holdDelete(path, () -> sendLater(builder, method, args, path))) {
+                    return null; // a background delete's forPath returns nothing
+                }
+            }
             Object result = call(builder, method, args);
             if (isBuilder(result)) {
-                return wrap(result, createStat, observer);
+                return wrap(result, createStat, delete, observer);
             }
             if (createStat != null
                     && result instanceof String path
@@ -123,13 +161,23 @@ final class CuratorTap {
         }
     }
 
+    /** Sends a held background delete: only queues it (Curator retries a guaranteed delete itself). */
+    private static void sendLater(Object builder, Method method, Object[] args, String path) {
+        try {
+            call(builder, method, args);
+        } catch (Throwable e) {
+            LoggerFactory.getLogger(CuratorTap.class)
+                    .warn("deleting {} failed; the node goes with its session", path, e);
+        }
+    }
+
     /** Curator's builders live in its imps package; answers (paths, Stats, data, lists) are never wrapped. */
     private static boolean isBuilder(Object result) {
         return result != null && result.getClass().getName().startsWith("org.apache.curator.framework.imps.");
     }
 
     /** A builder seen through every public interface it implements, whatever the step's declared (erased) type. */
-    private static Object wrap(Object builder, Stat createStat, Observer observer) {
+    private static Object wrap(Object builder, Stat createStat, DeleteChain delete, Observer observer) {
         if (!isBuilder(builder)) {
             return builder;
         }
@@ -137,7 +185,7 @@ final class CuratorTap {
             return Proxy.newProxyInstance(
                     CuratorTap.class.getClassLoader(),
                     PUBLIC_INTERFACES.get(builder.getClass()),
-                    new BuilderHandler(builder, createStat, observer));
+                    new BuilderHandler(builder, createStat, delete, observer));
         } catch (IllegalArgumentException e) {
             return builder; // interfaces a proxy cannot combine: this request goes unobserved, the recipe reads instead
         }

@@ -42,7 +42,10 @@ import org.slf4j.LoggerFactory;
  * <p>How a grant ends: on SUSPENDED (under Curator's default error policy) and on LOST the token is withdrawn at
  * once, on the thread that delivers the state change ({@link #currentToken()} becomes empty, {@link
  * #hasLeadership()} false), then listeners are told {@code leadershipLost} with a {@link LossCause}. If the session
- * survives, Curator re-grants on RECONNECTED and the same node yields the same token value.
+ * survives, Curator re-grants on RECONNECTED and the same node yields the same token value. No node of ours is
+ * deleted before the losses told so far returned: if the session ended on the client while the server still keeps
+ * it, Curator's latch deletes its old node on the new session; that delete is held back until then ({@link
+ * LatchDeletes}, bounded by the close wait), so no other participant leads while a listener is still told.
  *
  * <p>Curator 5.4.0 to 5.9.0 are supported (older ones are refused at {@link #start()}). A Curator latch that an
  * older Curator leaves stuck after an outage (CURATOR-696, CURATOR-724: leading with a node of an expired session, or
@@ -88,6 +91,8 @@ public final class FencedLeaderLatch implements Closeable {
     private final RecipeThread events;
 
     private final LatchListeners listeners;
+    /** Curator's deletes of our nodes, held back while a loss is being told (see {@link LatchDeletes}). */
+    private final LatchDeletes deletes;
     /** The grant: how Curator's leadership becomes a token and how it ends (see {@link LatchGrants}). */
     private final LatchGrants grants;
     /** Guards Curator's start and close against each other (never held while calling user code). */
@@ -136,7 +141,8 @@ public final class FencedLeaderLatch implements Closeable {
         this.participantId = ElectionNodes.requireText(participantId, "participantId");
         this.closeWait = ElectionNodes.requireCloseWait(closeWait);
         this.events = new RecipeThread("leasehold-latch-" + participantId);
-        this.listeners = new LatchListeners(participantId);
+        this.deletes = new LatchDeletes(participantId, this.closeWait);
+        this.listeners = new LatchListeners(participantId, deletes);
         CuratorFramework tapped = !clientView
                 ? client
                 : CuratorTap.tap(client, new CuratorTap.Observer() {
@@ -148,6 +154,16 @@ public final class FencedLeaderLatch implements Closeable {
                     @Override
                     public void created(String path, Stat stat) {
                         // the latch creates its node in the background: its answer comes to answered()
+                    }
+
+                    @Override
+                    public boolean seesDeletes() {
+                        return true;
+                    }
+
+                    @Override
+                    public boolean holdDelete(String path, Runnable send) {
+                        return deletes.hold(path, send); // not before the losses told so far returned
                     }
                 });
         // Its callbacks only hand work to our thread or swap a reference: fine on Curator's thread.
@@ -473,6 +489,7 @@ public final class FencedLeaderLatch implements Closeable {
             }
             released = true;
             client.getConnectionStateListenable().removeListener(connectionListener);
+            deletes.open(); // close waited for the listeners (bounded): nothing is held from here on
             if (!curatorStarted) {
                 return;
             }

@@ -6,6 +6,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -32,9 +33,12 @@ final class LatchListeners {
     private final List<Registration> listeners = new CopyOnWriteArrayList<>();
     private final Queue<Loss> losses = new ConcurrentLinkedQueue<>();
     private final ListenerCalls executorCalls = new ListenerCalls();
+    /** Told when a loss begins and when it returned: the node's delete waits for it. */
+    private final LatchDeletes deletes;
 
-    LatchListeners(String participantId) {
+    LatchListeners(String participantId, LatchDeletes deletes) {
         this.participantId = participantId;
+        this.deletes = deletes;
     }
 
     void add(FencedLeaderListener listener, Executor executor) {
@@ -60,23 +64,37 @@ final class LatchListeners {
                 break;
             }
             told.add(registration);
-            call(registration, l -> l.leadershipAcquired(token), token);
+            call(registration, l -> l.leadershipAcquired(token), token, () -> {});
         }
     }
 
     /** Any thread, never blocks: the grant of {@code token} is over; its listeners are told at the next drain. */
     void lost(FencingToken token, List<Registration> told, LossCause cause) {
+        deletes.lossBegins();
         losses.add(new Loss(token, told, cause));
     }
 
-    /** Tells each listener that was told of a grant that the grant is over. */
+    /**
+     * Tells each listener that was told of a grant that the grant is over. A loss has returned once every listener's
+     * call returned, on this thread and on the listeners' executors; then {@link LatchDeletes} is told.
+     */
     void drainLosses() {
         for (Loss loss = losses.poll(); loss != null; loss = losses.poll()) {
             FencingToken token = loss.token();
             LossCause cause = loss.cause();
+            AtomicInteger running = new AtomicInteger(1); // this loop's share, given up after it
+            Runnable returned = () -> {
+                if (running.decrementAndGet() == 0) {
+                    deletes.lossReturned();
+                }
+            };
             for (Registration registration : loss.told()) {
-                call(registration, l -> l.leadershipLost(token, cause), token);
+                if (registration.executor() != null) {
+                    running.incrementAndGet();
+                }
+                call(registration, l -> l.leadershipLost(token, cause), token, returned);
             }
+            returned.run();
         }
     }
 
@@ -90,7 +108,9 @@ final class LatchListeners {
         return executorCalls.isCallingThread();
     }
 
-    private void call(Registration registration, Consumer<FencedLeaderListener> call, FencingToken token) {
+    /** Calls the listener here or on its executor; {@code returned} runs once an executor's call is over. */
+    private void call(
+            Registration registration, Consumer<FencedLeaderListener> call, FencingToken token, Runnable returned) {
         Runnable safeCall = () -> {
             try {
                 call.accept(registration.listener());
@@ -105,8 +125,18 @@ final class LatchListeners {
         };
         if (registration.executor() == null) {
             safeCall.run();
-        } else if (!executorCalls.submit(registration.executor(), safeCall)) {
+            return;
+        }
+        Runnable counted = () -> {
+            try {
+                safeCall.run();
+            } finally {
+                returned.run();
+            }
+        };
+        if (!executorCalls.submit(registration.executor(), counted)) {
             log.warn("[{}] listener executor rejected a call for token {}", participantId, token.value());
+            returned.run();
         }
     }
 }

@@ -49,7 +49,9 @@ class ProgressDeadlineStarterTest {
     void aCandidateThatMakesNoProgressIsRevokedAsStalledAndAnotherInstanceLeads() throws Exception {
         StuckCandidate<FencedContext, LossCause> a = new StuckCandidate<>("a", "billing", FencedContext.class);
         FencedLeaderInitiator initiatorA = new FencedLeaderInitiator(client, a, "/e");
-        initiatorA.setProgressDeadline(Duration.ofMillis(300));
+        // The clock starts at the grant, before onGranted reaches this thread: 300 ms was overtaken on a loaded
+        // machine (load average 20 on 2 cores), the grant stalled before the first progress() below.
+        initiatorA.setProgressDeadline(Duration.ofSeconds(2));
         initiatorA.addListener(new FencedLeaderListener() {
             @Override
             public void leadershipAcquired(FencingToken token) {}
