@@ -200,10 +200,11 @@ public final class ShedLockOverrunScenario implements Scenario {
         Thread a = new Thread(
                 () -> {
                     try {
+                        long asked = timeline.now(); // the lock's lockAtMostFor counts from its configuration's instant
                         executor.executeWithLock(
                                 (LockingTaskExecutor.Task) () -> {
                                     String replica = "replica-A";
-                                    lockTaken(timeline, replica, lockNote);
+                                    lockTaken(timeline, replica, lockNote, asked);
                                     job.prepare(replica);
                                     aPrepared.countDown();
                                     long from = timeline.now();
@@ -227,10 +228,11 @@ public final class ShedLockOverrunScenario implements Scenario {
             boolean ran = false;
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (!ran && failure.get() == null && System.nanoTime() < deadline) {
+                long asked = timeline.now();
                 ran = executor.executeWithLock(
                                 () -> {
                                     String replica = "replica-B";
-                                    lockTaken(timeline, replica, lockNote);
+                                    lockTaken(timeline, replica, lockNote, asked);
                                     job.prepare(replica);
                                     job.write(replica);
                                     return true;
@@ -252,9 +254,9 @@ public final class ShedLockOverrunScenario implements Scenario {
         }
     }
 
-    private static void lockTaken(Timeline timeline, String replica, String note) {
-        long now = timeline.now();
-        timeline.span(replica, Timeline.SpanKind.LEASE, "lock (lockAtMostFor 2 s)", now, now + AT_MOST.toMillis());
+    /** The lock's span from the moment it was asked for (when its configuration was made) to lockAtMostFor later. */
+    private static void lockTaken(Timeline timeline, String replica, String note, long asked) {
+        timeline.span(replica, Timeline.SpanKind.LEASE, "lock (lockAtMostFor 2 s)", asked, asked + AT_MOST.toMillis());
         timeline.info(replica, "takes lock " + LOCK + note + ", runs the job");
     }
 
