@@ -57,6 +57,14 @@ final class TestDatabases {
         return postgres.getDatabase("postgres", name);
     }
 
+    /** The JDBC URL of the database {@code name} on the shared embedded PostgreSQL (user postgres, no password). */
+    static synchronized String postgresUrl(String name) {
+        if (postgres == null) {
+            throw new IllegalStateException("call postgres(name) first");
+        }
+        return "jdbc:postgresql://localhost:" + postgres.getPort() + "/" + name;
+    }
+
     /** A new, empty database {@code leasehold_test_<name>} on the MariaDB server; skips the class without one. */
     static DataSource mariaDb(String name) {
         String url = url(MARIADB, MARIADB_HINT);

@@ -66,6 +66,7 @@ public record LeaseholdZookeeperProperties(
      * @param namespace         the namespace, or {@code null}
      * @param startupConnectTimeout the longest wait for the first connection at start
      * @param startDisconnected whether to start anyway when it did not connect in time
+     * @param auth              the client's authentication and its nodes' ACL; {@code null}: none
      */
     public LeaseholdZookeeperProperties {
         if (connectString != null && connectString.isBlank()) {
@@ -187,7 +188,14 @@ public record LeaseholdZookeeperProperties(
         /** No authentication, open nodes. */
         public static final Auth NONE = new Auth("digest", null, null);
 
-        /** Checks the values; an unset acl follows auth. */
+        /**
+         * Checks the values; an unset acl follows auth.
+         *
+         * @param scheme the authentication scheme; blank: {@code digest}
+         * @param auth   the credentials; blank: none
+         * @param acl    {@code creator-all} or {@code open}; blank: {@code creator-all} with credentials, else
+         *     {@code open}
+         */
         public Auth {
             if (scheme == null || scheme.isBlank()) {
                 scheme = "digest";

@@ -31,8 +31,16 @@ import org.h2.jdbcx.JdbcDataSource;
  */
 public final class Bench {
 
-    public static final List<String> NAMES =
-            List.of("handoff", "failover", "herd", "fenced-write", "claims", "slots", "claim-backlog", "partitions");
+    public static final List<String> NAMES = List.of(
+            "handoff",
+            "failover",
+            "herd",
+            "fenced-write",
+            "claims",
+            "slots",
+            "claim-backlog",
+            "partitions",
+            "shedlock");
 
     private final PrintStream out;
 
@@ -101,6 +109,14 @@ public final class Bench {
                                 rows.addAll(new ClaimBacklogBench(
                                                 quick, "lhc" + Long.toString(System.nanoTime() % 1_000_000, 36) + "_")
                                         .run(db));
+                            } else if (name.equals("shedlock")) {
+                                if (db.postgres()) {
+                                    notes.add(ShedLockBench.NOTE);
+                                    rows.addAll(new ShedLockBench(
+                                                    quick,
+                                                    "lhs" + Long.toString(System.nanoTime() % 1_000_000, 36) + "_")
+                                            .run(db));
+                                }
                             } else if (db.postgres()) {
                                 rows.addAll(
                                         name.equals("claims")

@@ -10,6 +10,7 @@ import dev.leasehold.scenarios.incidents.minuteslots.MinuteSlotsScenario;
 import dev.leasehold.scenarios.incidents.partitions.PartitionedBillingScenario;
 import dev.leasehold.scenarios.incidents.pause.DbLeaseScenario;
 import dev.leasehold.scenarios.incidents.pause.RealPauseScenario;
+import dev.leasehold.scenarios.incidents.shedlock.ShedLockOverrunScenario;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -29,7 +30,8 @@ public final class Scenarios {
                 new PartitionedBillingScenario(),
                 new DbLeaseScenario(),
                 new StuckLeaderScenario(),
-                new DbFailoverScenario());
+                new DbFailoverScenario(),
+                new ShedLockOverrunScenario());
     }
 
     public static Optional<Scenario> byName(String name) {

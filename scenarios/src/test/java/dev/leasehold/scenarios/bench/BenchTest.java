@@ -132,6 +132,17 @@ class BenchTest {
                     .containsPattern("\\| claim-backlog \\| claimNext behind [0-9,]+ pending \\+ " + "[0-9,]+ done \\("
                             + db + "[^|]*\\| \\d+ \\|[^\\n]*\\| \\d+\\.\\d+ \\| (met|MISSED): <= 2 \\|");
         }
+        for (String threads : List.of("1 thread", "8 threads")) {
+            String where = " \\(PostgreSQL [^|]*, " + threads + ", distinct lock names\\) \\| ";
+            assertThat(table)
+                    .as(table)
+                    .containsPattern("\\| shedlock \\| ShedLock JdbcTemplateLockProvider" + where
+                            + "\\d+ \\| \\d+ lock\\+unlock/s \\|");
+            assertThat(table)
+                    .as(table)
+                    .containsPattern("\\| shedlock \\| JdbcFencedLockProvider over ShedLock" + where
+                            + "[^\\n]*\\| \\d+\\.\\d+ \\| (met|MISSED): >= 1.0x ShedLock \\|");
+        }
         assertThat(table)
                 .as("every comparison carries a ratio and a goal")
                 .containsPattern("\\| \\d+\\.\\d+ \\| (met|MISSED): ");

@@ -52,6 +52,19 @@ class ScenariosTest {
         }
     }
 
+    /** Issue 44: ShedLock's own provider lets the paused replica write the batch again; the fenced one refuses it. */
+    @Test
+    void shedlockOverrun() {
+        Program program = run("shedlock-overrun");
+        assertThat(program.out())
+                .as(program.all())
+                .contains("verdict: batch written by: replica-A, replica-B")
+                .contains("verdict: batch written twice: yes")
+                .contains("verdict: batch written by: replica-B")
+                .contains("verdict: batch written twice: no")
+                .containsPattern("verdict: late writes refused: replica-A's with token \\d+ \\(highest \\d+\\)");
+    }
+
     @Test
     void duplicateBatch() {
         Program program = run("duplicate-batch");
