@@ -77,7 +77,8 @@ class ShedLockStarterTest {
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(LockProvider.class)).isInstanceOf(ZookeeperFencedLockProvider.class);
-                    assertThat(NightlyJob.run(context.getBean(NightlyJob.class))).isPositive();
+                    assertThat(NightlyJob.run(context.getBean(NightlyJob.class)))
+                            .isPositive();
                     assertThat(context.getBean(org.apache.curator.framework.CuratorFramework.class)
                                     .checkExists()
                                     .forPath("/app/locks/nightly"))
