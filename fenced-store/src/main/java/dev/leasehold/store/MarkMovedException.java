@@ -11,7 +11,9 @@ public final class MarkMovedException extends FencingException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The fenced resource. */
     private final String resource;
+
     private final transient OptionalLong expected;
     private final transient OptionalLong actual;
 
