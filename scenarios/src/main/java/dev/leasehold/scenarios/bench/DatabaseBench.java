@@ -136,8 +136,8 @@ final class DatabaseBench {
                     fencedUpdate,
                     0.95,
                     ">= 0.95"));
-            double txGoal = db.postgres() ? 0.90 : 0.64;
-            // FenceGate.write sends the check, then the work: one round trip more than the plain transaction
+            // FenceGate.write sends the check, then the work: one round trip more than the plain transaction. Its goal
+            // (issue 41: within 0.05 of the check by hand) is printed on the one-resource rows, beside that ceiling
             rows.addAll(compare(
                     "fenced-write",
                     "plain transaction (" + where + ")",
@@ -145,8 +145,8 @@ final class DatabaseBench {
                     threads,
                     plainTx,
                     gateTx,
-                    db.postgres() ? 0 : txGoal,
-                    db.postgres() ? "" : ">= " + txGoal));
+                    0,
+                    ""));
             rows.addAll(compare(
                     "fenced-write",
                     "plain transaction (" + where + ")",
@@ -154,8 +154,8 @@ final class DatabaseBench {
                     threads,
                     plainTx,
                     gateStatement,
-                    txGoal,
-                    ">= " + txGoal));
+                    db.postgres() ? 0.90 : 0,
+                    db.postgres() ? ">= 0.90" : ""));
             // and against the same statement in auto-commit mode, also one round trip: what the check itself costs
             rows.addAll(compare(
                     "fenced-write",

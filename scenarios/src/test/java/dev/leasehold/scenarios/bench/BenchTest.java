@@ -81,10 +81,15 @@ class BenchTest {
                                     + Pattern.quote(threads));
                 }
             }
-            assertThat(table)
-                    .as(table)
-                    .containsPattern("\\| FenceGate.write, one resource \\(" + Pattern.quote(db)
-                            + "[^|]*, 8 threads\\) \\|[^\\n]*\\| \\d+\\.\\d+ \\| (met|MISSED): >= 0\\.(90|60) \\|");
+            // issue 41: the goal of write is the ceiling of a locking check, the by-hand row of the same run, less 0.05
+            for (String threads : List.of("1 thread)", "8 threads)")) {
+                assertThat(table)
+                        .as(table)
+                        .containsPattern("\\| FenceGate.write, one resource \\(" + Pattern.quote(db) + "[^|]*, "
+                                + Pattern.quote(threads)
+                                + " \\|[^\\n]*\\| \\d+[.,]\\d+ \\| (met|MISSED): >= -?\\d+\\.\\d\\d"
+                                + " \\(by hand \\d+\\.\\d\\d - 0\\.05\\) \\|");
+            }
             for (String threads : List.of("1 thread)", "8 threads)")) { // the most the gate could reach, by hand
                 assertThat(table)
                         .as(table)
@@ -106,6 +111,11 @@ class BenchTest {
                                 + " \\|[^\\n]*\\| \\d+\\.\\d+ \\|");
             }
         }
+        // PostgreSQL's update keeps its own goal (issue 41); H2's has none
+        assertThat(table)
+                .as(table)
+                .containsPattern("\\| FenceGate.update, one resource \\(PostgreSQL [^|]*, 1 thread\\) \\|[^\\n]*"
+                        + "\\| \\d+[.,]\\d+ \\| (met|MISSED): >= 0\\.90 \\|");
         for (int workers : new int[] {1, 4, 8}) {
             String where = " \\(PostgreSQL [^|]*, " + workers + " workers?, \\d+ items\\) \\| ";
             assertThat(table)
