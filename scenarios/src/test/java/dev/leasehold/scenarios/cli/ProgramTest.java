@@ -47,7 +47,7 @@ class ProgramTest {
                 .as(program.all())
                 .isEqualTo("error: unknown scenario 'no-such-scenario'; known: duplicate-batch, stale-leader,"
                         + " minute-slots, real-pause, billing-external, partitioned-billing, db-lease, stuck-leader,"
-                        + " db-failover (see --help)");
+                        + " db-failover, shedlock-overrun (see --help)");
         assertThat(program.out()).isEmpty();
     }
 
