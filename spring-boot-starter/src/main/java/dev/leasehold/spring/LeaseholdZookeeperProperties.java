@@ -103,16 +103,7 @@ public record LeaseholdZookeeperProperties(
      * @return a copy with it
      */
     public LeaseholdZookeeperProperties withConnectString(String connectString) {
-        return new LeaseholdZookeeperProperties(
-                connectString,
-                sessionTimeout,
-                connectionTimeout,
-                retry,
-                ensembleTracker,
-                namespace,
-                startupConnectTimeout,
-                startDisconnected,
-                auth);
+        return copy(connectString, sessionTimeout, startupConnectTimeout, startDisconnected, auth);
     }
 
     /**
@@ -122,7 +113,7 @@ public record LeaseholdZookeeperProperties(
      * @return a copy with it
      */
     public LeaseholdZookeeperProperties withSessionTimeout(Duration sessionTimeout) {
-        return withStartup(sessionTimeout, startupConnectTimeout, startDisconnected);
+        return copy(connectString, sessionTimeout, startupConnectTimeout, startDisconnected, auth);
     }
 
     /**
@@ -133,11 +124,16 @@ public record LeaseholdZookeeperProperties(
      * @return a copy with them
      */
     public LeaseholdZookeeperProperties withStartup(Duration startupConnectTimeout, boolean startDisconnected) {
-        return withStartup(sessionTimeout, startupConnectTimeout, startDisconnected);
+        return copy(connectString, sessionTimeout, startupConnectTimeout, startDisconnected, auth);
     }
 
-    private LeaseholdZookeeperProperties withStartup(
-            Duration sessionTimeout, Duration startupConnectTimeout, boolean startDisconnected) {
+    /** The one copy every wither makes: the values a wither can change, the others as they are. */
+    private LeaseholdZookeeperProperties copy(
+            String connectString,
+            Duration sessionTimeout,
+            Duration startupConnectTimeout,
+            boolean startDisconnected,
+            Auth auth) {
         return new LeaseholdZookeeperProperties(
                 connectString,
                 sessionTimeout,
@@ -157,16 +153,7 @@ public record LeaseholdZookeeperProperties(
      * @return a copy with it
      */
     public LeaseholdZookeeperProperties withAuth(Auth auth) {
-        return new LeaseholdZookeeperProperties(
-                connectString,
-                sessionTimeout,
-                connectionTimeout,
-                retry,
-                ensembleTracker,
-                namespace,
-                startupConnectTimeout,
-                startDisconnected,
-                auth);
+        return copy(connectString, sessionTimeout, startupConnectTimeout, startDisconnected, auth);
     }
 
     /**
