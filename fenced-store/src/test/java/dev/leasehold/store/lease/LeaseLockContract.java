@@ -44,6 +44,12 @@ abstract class LeaseLockContract {
     /** A ttl short enough to wait out in a test. */
     static final Duration SHORT = Duration.ofMillis(300);
 
+    /**
+     * What a release keeps the lock for before another may take it: long enough that the next statement surely runs
+     * inside it on a loaded machine (a verify failed with 300 ms at load 22 on MariaDB), short enough to wait out.
+     */
+    static final Duration KEPT = Duration.ofSeconds(2);
+
     /** The database, with the schema's tables installable. */
     protected abstract DataSource dataSource();
 
@@ -231,9 +237,9 @@ abstract class LeaseLockContract {
     @Test
     void aReleaseKeepsTheLockForTheGivenTimeButNeverLengthensIt() throws Exception {
         LeaseLock.Hold a = one.tryLock(name, "a", LONG).orElseThrow();
-        assertThat(one.release(a, SHORT)).isTrue();
-        assertThat(two.tryLock(name, "b", LONG)).as("kept for SHORT").isEmpty();
-        pausePast(Instant.now().plus(SHORT)); // simulated pause: the time kept passes
+        assertThat(one.release(a, KEPT)).isTrue();
+        assertThat(two.tryLock(name, "b", LONG)).as("kept for KEPT").isEmpty();
+        pausePast(Instant.now().plus(KEPT)); // simulated pause: the time kept passes
         LeaseLock.Hold b = two.tryLock(name, "b", SHORT).orElseThrow();
         assertThat(b.token()).isEqualTo(2);
 
