@@ -6,11 +6,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.testkit.ChildJvm;
-import java.io.BufferedReader;
+import dev.leasehold.testkit.ChildLines;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,8 +17,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import net.javacrumbs.shedlock.core.LockConfiguration;
@@ -53,9 +48,7 @@ class PausedPastLockAtMostForTest {
     private static final long AT_MOST_MS = 2_000;
 
     private DataSource db;
-    private Process child;
-    private ChildJvm.ExitHook cleanup;
-    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private ChildLines child;
 
     @BeforeEach
     void database() throws SQLException {
@@ -66,12 +59,9 @@ class PausedPastLockAtMostForTest {
     }
 
     @AfterEach
-    void stopChild() throws Exception {
+    void stopChild() {
         if (child != null) {
-            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL ends a stopped child too
-        }
-        if (cleanup != null) {
-            cleanup.close();
+            child.close();
         }
     }
 
@@ -82,8 +72,8 @@ class PausedPastLockAtMostForTest {
         assertThat(locked).startsWith("LOCKED ");
         long childToken = Long.parseLong(locked.substring("LOCKED ".length()));
 
-        ChildJvm.signal("-STOP", child);
-        tell("write"); // the child's write is pending: it runs the moment the child resumes
+        ChildJvm.signal("-STOP", child.process());
+        child.tell("write"); // the child's write is pending: it runs the moment the child resumes
 
         JdbcFencedLockProvider provider = new JdbcFencedLockProvider(db);
         LockConfiguration config = new LockConfiguration(Instant.now(), LOCK, Duration.ofSeconds(30), Duration.ZERO);
@@ -98,7 +88,7 @@ class PausedPastLockAtMostForTest {
         gate.advance(RESOURCE, token, "parent");
         gate.write(RESOURCE, token, tx -> insert(tx, "parent", token));
 
-        ChildJvm.signal("-CONT", child);
+        ChildJvm.signal("-CONT", child.process());
         assertThat(next()).as("the child's late write").isEqualTo("STALE " + childToken);
         mine.get().unlock();
         assertThat(batch()).containsExactly("parent " + token);
@@ -139,37 +129,14 @@ class PausedPastLockAtMostForTest {
     }
 
     private void start() throws IOException {
-        child = ChildJvm.start(
+        child = ChildLines.start(
+                "shedlock-paused",
                 PausedJobChild.class,
                 List.of(TestDatabases.postgresUrl(DB), LOCK, RESOURCE, String.valueOf(AT_MOST_MS)));
-        Process started = child;
-        cleanup = ChildJvm.onExit("shedlock-paused-kill-child", started::destroyForcibly);
-        Thread pump = new Thread(
-                () -> {
-                    try (BufferedReader in = new BufferedReader(
-                            new InputStreamReader(started.getInputStream(), StandardCharsets.UTF_8))) {
-                        String line;
-                        while ((line = in.readLine()) != null) {
-                            lines.add(line);
-                        }
-                    } catch (IOException ignored) {
-                        // the child is gone
-                    }
-                },
-                "pipe-child");
-        pump.setDaemon(true);
-        pump.start();
     }
 
     /** The next line, waiting at most 30 s (a JVM start on a loaded machine). */
     private String next() throws InterruptedException {
-        String line = lines.poll(30, TimeUnit.SECONDS);
-        return line == null ? "(nothing within 30 s from the child)" : line;
-    }
-
-    private void tell(String command) throws IOException {
-        OutputStream in = child.getOutputStream();
-        in.write((command + "\n").getBytes(StandardCharsets.UTF_8));
-        in.flush();
+        return child.next(Duration.ofSeconds(30));
     }
 }
