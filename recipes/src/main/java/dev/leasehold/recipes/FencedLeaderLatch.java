@@ -44,13 +44,16 @@ import org.slf4j.LoggerFactory;
  * #hasLeadership()} false), then listeners are told {@code leadershipLost} with a {@link LossCause}. If the session
  * survives, Curator re-grants on RECONNECTED and the same node yields the same token value. No node of ours is
  * deleted before the losses told so far returned: if the session ended on the client while the server still keeps
- * it, Curator's latch deletes its old node on the new session; that delete is held back until then ({@link
- * LatchDeletes}, bounded by the close wait), so no other participant leads while a listener is still told.
+ * it, Curator's latch deletes its old node on the new session (before 5.7.0 it leads with the old node instead, and
+ * the recipe replaces it, which deletes that node: see below); that delete is held back until then ({@link
+ * LatchDeletes}, bounded by the close wait), so no other participant leads while a listener is still told, as long as
+ * the server keeps the old session.
  *
  * <p>Curator 5.4.0 to 5.9.0 are supported (older ones are refused at {@link #start()}). A Curator latch that an
  * older Curator leaves stuck after an outage (CURATOR-696, CURATOR-724: leading with a node of an expired session, or
  * left without a node) is noticed and replaced by a fresh one with the same path and id, whose grants pass the same
- * checks ({@link ReplaceableLatch}); see {@code docs/curator-compatibility.md}.
+ * checks ({@link ReplaceableLatch}, on a thread of its own, so a listener that blocks does not delay it); see {@code
+ * docs/curator-compatibility.md}.
  *
  * <p>IMPORTANT: {@code hasLeadership()} is a belief, not a guarantee. A paused process (GC, frozen VM) keeps
  * believing it leads until it runs again and sees the state change; another participant may lead meanwhile. Only
@@ -89,6 +92,11 @@ public final class FencedLeaderLatch implements Closeable {
     private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.LATENT);
     /** The recipe's own thread: grants and listener calls happen here, in order. */
     private final RecipeThread events;
+    /**
+     * Where {@link ReplaceableLatch} looks at Curator's latch and replaces a stuck one: not {@link #events}, which a
+     * listener may block while it is told of the very loss after which an older Curator's latch is stuck.
+     */
+    private final RecipeThread checks;
 
     private final LatchListeners listeners;
     /** Curator's deletes of our nodes, held back while a loss is being told (see {@link LatchDeletes}). */
@@ -141,6 +149,7 @@ public final class FencedLeaderLatch implements Closeable {
         this.participantId = ElectionNodes.requireText(participantId, "participantId");
         this.closeWait = ElectionNodes.requireCloseWait(closeWait);
         this.events = new RecipeThread("leasehold-latch-" + participantId);
+        this.checks = new RecipeThread("leasehold-latch-" + participantId + "-check");
         this.deletes = new LatchDeletes(participantId, this.closeWait);
         this.listeners = new LatchListeners(participantId, deletes);
         CuratorFramework tapped = !clientView
@@ -187,11 +196,10 @@ public final class FencedLeaderLatch implements Closeable {
 
                     @Override
                     public void replaced(String why) {
-                        grants.withdraw(LossCause.NODE_GONE, "Curator's latch was replaced: " + why);
-                        grants.reconcile();
+                        grants.replaced(why);
                     }
                 },
-                events::execute);
+                checks::execute);
         this.grants = new LatchGrants(
                 client,
                 latchPath,
@@ -295,6 +303,7 @@ public final class FencedLeaderLatch implements Closeable {
                 released = true;
                 lifecycle.set(Lifecycle.CLOSED);
                 events.shutdown();
+                checks.shutdown();
                 throw new IllegalStateException("[" + participantId + "] could not start the latch on " + latchPath, e);
             }
         }
@@ -489,6 +498,7 @@ public final class FencedLeaderLatch implements Closeable {
             }
             released = true;
             client.getConnectionStateListenable().removeListener(connectionListener);
+            checks.shutdown(); // a check queued now finds the latch closed; none is queued from here on
             deletes.open(); // close waited for the listeners (bounded): nothing is held from here on
             if (!curatorStarted) {
                 return;

@@ -259,11 +259,31 @@ final class LatchGrants {
         }
     }
 
+    /**
+     * Any thread; never blocks. Curator's latch was replaced ({@link ReplaceableLatch}, possibly on another thread than
+     * ours): ends the current grant unless it is of the new latch's node (which may already lead), voids checks in
+     * flight, and checks the new latch's leadership.
+     */
+    void replaced(String why) {
+        if (endGrantUnlessOf(latch.getOurPath(), LossCause.NODE_GONE, "Curator's latch was replaced: " + why)) {
+            events.execute(listeners::drainLosses);
+        }
+        reconcile();
+    }
+
     /** Ends the current grant; {@code true} if there was one (its listeners are told by the next drainLosses). */
     boolean endGrant(LossCause cause, String why) {
+        return endGrantUnlessOf(null, cause, why);
+    }
+
+    /** {@link #endGrant}, except that a grant of Curator's node {@code keep} (if not null) stays. */
+    private boolean endGrantUnlessOf(String keep, LossCause cause, String why) {
         Grant current;
         do {
             current = grant.get();
+            if (keep != null && current.token() != null && keep.equals(current.curatorPath())) {
+                return false;
+            }
         } while (!grant.compareAndSet(current, Grant.none(current.generation() + 1)));
         if (current.token() != null) {
             progress.notLeading();

@@ -29,13 +29,21 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * The recipe owns the latch, so it notices and replaces it: on every suspicion (a reconnect, a listing that found
  * no election path, a grant refused because Curator's node is not our session's or is gone) it looks again {@link
- * #CHECK_DELAY} later, on the recipe's own thread. If Curator's node is then still the one it had at the
+ * #CHECK_DELAY} later, on a thread of its own. If Curator's node is then still the one it had at the
  * suspicion, and that node is missing or owned by another session (or Curator still has no node), the latch is
  * stuck: it is closed (which deletes its node, if any) and a new one is started with the same path and id; it
  * joins the election as a new participant would, and its grants go through the same checks as every grant (token
  * rules unchanged). The check costs one read per suspicion. It is on for every Curator version: on one without
  * these defects, Curator moves on before the check and nothing is replaced; at worst a latch that was about to
  * recover by itself is replaced, which costs one node.
+ *
+ * <p>Why a thread of its own, not the recipe's: the recipe's thread runs the listeners, and a listener may block
+ * while it is told of a loss (the loss of the session that left the latch stuck, say). Curator 5.7 and later leave
+ * the old node and join again on Curator's own threads meanwhile; an older Curator's stuck latch must be replaced
+ * meanwhile too, or the participant has no node of its new session until the listener returned, and if that takes
+ * longer than the server keeps the old session, the old node goes with it and the next participant leads while our
+ * listener is still told. The stuck latch's delete of its old node is still held until the loss returned ({@link
+ * LatchDeletes}): only the new node is created at once.
  *
  * <p>Not a copy of Curator: it only calls Curator's public API (start, close, getOurPath, hasLeadership).
  *
@@ -49,7 +57,7 @@ final class ReplaceableLatch {
 
     private static final Logger log = LoggerFactory.getLogger(ReplaceableLatch.class);
 
-    /** What the wrapping recipe is told. Called on Curator's or the recipe's threads: must not block. */
+    /** What the wrapping recipe is told. Called on Curator's, the check or the recipe's thread: must not block. */
     interface Owner {
         /** The current latch reports leadership. */
         void isLeader();
@@ -57,7 +65,10 @@ final class ReplaceableLatch {
         /** The current latch reports leadership lost. */
         void notLeader();
 
-        /** A stuck latch was replaced: whatever was granted from it is void. Called on the recipe's thread. */
+        /**
+         * A latch was replaced: whatever was granted from it is void (the new latch, already current, may lead). Called
+         * on the thread that replaced it (the check thread, or the recipe's thread for {@link #rejoin}).
+         */
         void replaced(String why);
     }
 
@@ -66,7 +77,7 @@ final class ReplaceableLatch {
     private final String latchPath;
     private final String participantId;
     private final Owner owner;
-    private final Executor recipeThread;
+    private final Executor checkThread;
     private final Object lifecycle = new Object();
     private final AtomicReference<LeaderLatch> current = new AtomicReference<>();
     /** The latch a check is already pending for (one at a time per latch). */
@@ -78,7 +89,7 @@ final class ReplaceableLatch {
     /**
      * @param client        the user's client: the checks read through it
      * @param tapped        the view of the client Curator's latches are built on ({@link CuratorTap})
-     * @param recipeThread  the recipe's own thread: checks and replacements run there
+     * @param checkThread   where checks and the replacements they decide run: not the thread the listeners run on
      */
     ReplaceableLatch(
             CuratorFramework client,
@@ -86,13 +97,13 @@ final class ReplaceableLatch {
             String latchPath,
             String participantId,
             Owner owner,
-            Executor recipeThread) {
+            Executor checkThread) {
         this.client = client;
         this.tapped = tapped;
         this.latchPath = latchPath;
         this.participantId = participantId;
         this.owner = owner;
-        this.recipeThread = recipeThread;
+        this.checkThread = checkThread;
         this.current.set(newLatch());
     }
 
@@ -178,7 +189,7 @@ final class ReplaceableLatch {
     }
 
     private void later(Runnable check) {
-        CompletableFuture.delayedExecutor(CHECK_DELAY.toMillis(), TimeUnit.MILLISECONDS, recipeThread)
+        CompletableFuture.delayedExecutor(CHECK_DELAY.toMillis(), TimeUnit.MILLISECONDS, checkThread)
                 .execute(check);
     }
 
@@ -200,7 +211,7 @@ final class ReplaceableLatch {
         replace(latch, why, false);
     }
 
-    /** On the recipe's thread: replaces {@code latch} if it is still current and still stuck. */
+    /** On the check thread: replaces {@code latch} if it is still current and still stuck. */
     private void check(LeaderLatch latch, String pathThen, String why, int round) {
         checkPending.compareAndSet(latch, null);
         synchronized (lifecycle) {
@@ -286,6 +297,6 @@ final class ReplaceableLatch {
                 log.warn("[{}] could not start the new Curator latch on {}", participantId, latchPath, e);
             }
         }
-        owner.replaced(why); // on the recipe's thread: the fresh latch's first grant is handled after this
+        owner.replaced(why); // voids the stuck latch's grant, if any; a grant of the fresh latch's node stays
     }
 }
