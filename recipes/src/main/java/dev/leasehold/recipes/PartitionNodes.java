@@ -104,6 +104,9 @@ final class PartitionNodes {
                         .withMode(CreateMode.EPHEMERAL)
                         .forPath(path, data);
                 return Optional.empty();
+            } catch (KeeperException.NoNodeException reaped) {
+                // a parent container, empty, was reaped between Curator's mkdirs and the create: create again
+                // (seen under load in FencedPartitionsTest.closeRacingStartLeavesNothingBehind)
             } catch (KeeperException.NodeExistsException e) {
                 Stat stat = new Stat();
                 try {
