@@ -77,6 +77,46 @@ class ScenariosTest {
                 .contains("verdict: a pod deleted another pod's lease: yes")
                 .contains("verdict: batches processed twice: none")
                 .contains("verdict: late finishes rejected: batch-0 (pod-A, fence 1)");
+        lockForm(program);
+    }
+
+    /**
+     * Issue 45, the lock form of incident 1: pod-A takes the lock (ttl 2 s), is paused past the ttl, pod-B takes the
+     * lock and pushes batch-0, pod-A resumes and pushes. With Spring Integration's JdbcLockRegistry (no token) both
+     * pushes land; with FencedLockRegistry the push goes through the gate with the lock's token and pod-A's is refused.
+     * Without the gate's check the fenced run would push twice too, and its run would not hold (exit code 1).
+     */
+    private void lockForm(Program program) {
+        Path report = dir.resolve("duplicate-batch.html");
+        String out = program.out();
+        String broken = out.substring(out.indexOf("-- lock without a token"), out.indexOf("-- fenced lock"));
+        String fenced = out.substring(out.indexOf("-- fenced lock"));
+        assertThat(broken)
+                .as(program.all())
+                .contains("verdict: pushes of batch-0 to accounting: 2 (pod-A, pod-B)")
+                .contains("pushes batch-0 to accounting (the lock was its only guard): pushed a second time")
+                .containsPattern("verdict: pod-B got the lock while pod-A still ran its tick: yes \\(try \\d+\\)")
+                .contains("verdict: pod-A's unlock after its push: ConcurrentModificationException");
+        assertThat(fenced)
+                .as(program.all())
+                .contains("verdict: pushes of batch-0 to accounting: 1 (pod-B)")
+                .containsPattern("verdict: late pushes refused: pod-A's push of batch-0 with token (\\d+) \\(highest"
+                        + " \\d+\\)")
+                .contains("verdict: pod-A's unlock after its push: ConcurrentModificationException");
+        Matcher tokens = Pattern.compile("pod-A's push of batch-0 with token (\\d+) \\(highest (\\d+)\\)")
+                .matcher(fenced);
+        assertThat(tokens.find()).isTrue();
+        assertThat(Long.parseLong(tokens.group(1))).isLessThan(Long.parseLong(tokens.group(2)));
+        // The report draws both lock runs: two pushes (no token) beside one accepted push and one refused.
+        String html = readReport(report);
+        String noToken = section(html, "lock without a token");
+        assertThat(noToken).contains("class=\"verdict reproduced\"").doesNotContain("class=\"write rejected\"");
+        String fencedSection = section(html, "fenced lock");
+        assertThat(fencedSection)
+                .contains("class=\"verdict held\"")
+                .contains("class=\"write accepted\"")
+                .contains("class=\"write rejected\"")
+                .contains("class=\"pause\"");
     }
 
     /**

@@ -32,6 +32,11 @@ import javax.sql.DataSource;
  * fence) and a loop that never overlaps ({@code while (running) { tick(); sleep(); }}); a finish whose fence is no
  * longer current changes nothing and tells the pod it lost the claim.
  *
+ * <p>The lock form (issue 45), the same incident with a lock around the push in place of the Redis lease, each run in
+ * its own class: {@link LockAsItHappened} (Spring Integration's {@code JdbcLockRegistry}: no token, the paused pod's
+ * lock expires, batch-0 pushed twice) and {@link LockWithLeasehold} ({@code FencedLockRegistry.jdbc}: the push goes
+ * through a {@code FenceGate} with the lock's token, the late push is refused); their story is {@link LockTicks}.
+ *
  * <p>Why one file of more than 300 lines: one story in two runs told in order, as the timeline shows it; split, the
  * reader would have to assemble the story from several files.
  */
@@ -55,12 +60,13 @@ public final class DuplicateBatchScenario implements Scenario {
 
     @Override
     public String summary() {
-        return "incident 1: a Redis lease (SET NX PX, DEL), a fixed-rate timer, a batch pushed to accounting twice";
+        return "incident 1: a Redis lease (SET NX PX, DEL), a fixed-rate timer, then a lock registry; a batch pushed"
+                + " to accounting twice";
     }
 
     @Override
     public List<RunResult> run(Env env) throws Exception {
-        return List.of(asItHappened(env), withLeasehold(env));
+        return List.of(asItHappened(env), withLeasehold(env), LockAsItHappened.run(env), LockWithLeasehold.run(env));
     }
 
     // ---- as it happened -------------------------------------------------------------------------------------
