@@ -68,12 +68,12 @@ class FrozenLeaderBillsNobodyTwiceTest {
             return this == ZOOKEEPER
                     ? List.of(
                             "--leasehold.zookeeper.connect-string=" + zookeeper.getConnectString(),
-                            "--leasehold.zookeeper.session-timeout=2s")
+                            "--leasehold.zookeeper.session-timeout=4s")
                     : List.of(
                             "--leasehold.election.backend=jdbc",
-                            "--leasehold.election.lease.lease-duration=2s",
-                            "--leasehold.election.lease.renew-deadline=1500ms",
-                            "--leasehold.election.lease.retry-period=500ms");
+                            "--leasehold.election.lease.lease-duration=4s",
+                            "--leasehold.election.lease.renew-deadline=3s",
+                            "--leasehold.election.lease.retry-period=1s");
         }
     }
 
