@@ -14,7 +14,9 @@ import java.sql.SQLException;
  * too long ({@link StoreConfig#idleInTransactionTimeout()}) and lost connections (a connection lost after a
  * statement that commits on its own was sent is a {@link CommitOutcomeUnknownException} instead, never retryable).
  * The store already retried serialization failures and deadlocks of its own statements a few times before giving
- * up.
+ * up (5 attempts in all), and so too, in its claims on PostgreSQL ({@code BatchClaims.claimNext} and
+ * {@code claimUpTo}, {@code SlotRuns.sweep}, {@code OutboxRelay.claimNext}), a lock timeout that SKIP LOCKED cannot
+ * avoid (on a row's update chain, or on no row at all); such a failure says "(tried 5 times)".
  *
  * <p>Thread-safety: immutable once thrown, like any exception that nobody calls {@code addSuppressed} on.
  */

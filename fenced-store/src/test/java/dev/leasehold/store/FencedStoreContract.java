@@ -9,9 +9,7 @@ import dev.leasehold.store.claims.BatchState;
 import dev.leasehold.store.slots.SlotClaim;
 import dev.leasehold.store.slots.SlotRuns;
 import dev.leasehold.store.slots.SlotState;
-import dev.leasehold.store.testing.ClaimWaits;
 import dev.leasehold.store.testing.CountingDataSource;
-import dev.leasehold.store.testing.PostgresLockWaits;
 import dev.leasehold.store.testing.TestThreads;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -307,9 +305,8 @@ abstract class FencedStoreContract {
      * 8 threads claim from 1,000 batches: each batch finished exactly once, and no claim ever waited on another claim
      * (claims go through a data source that fails any statement waiting more than 1 ms for a lock). Finishes use the
      * normal data source: on H2 a finish can wait for microseconds behind a claimer that locked the row and let it go.
-     * The waits SKIP LOCKED cannot avoid ({@link ClaimWaits#of}: on PostgreSQL, {@link PostgresLockWaits}, for the
-     * finish of a batch claimed an instant before, and for the lock that extends a table) are counted and the claim
-     * made again: it wrote nothing.
+     * The waits SKIP LOCKED cannot avoid (on PostgreSQL, for the finish of a batch claimed an instant before, and for
+     * the lock that extends a table) the store makes again by itself: the test calls it as a user would.
      */
     @Test
     void eightClaimersFinishEachOfAThousandBatchesExactlyOnce() throws Exception {
@@ -318,10 +315,8 @@ abstract class FencedStoreContract {
         }
         // the store sets its own lock timeout per transaction: 1 ms here, so that any lock wait fails
         BatchClaims impatient = new BatchClaims(impatientDataSource(), IMPATIENT);
-        ClaimWaits allowed = ClaimWaits.of(impatientDataSource());
         Map<String, AtomicInteger> finished = new ConcurrentHashMap<>();
         List<Throwable> failures = new CopyOnWriteArrayList<>();
-        AtomicInteger waits = new AtomicInteger();
         ExecutorService pool = threads(8);
         CountDownLatch go = new CountDownLatch(1);
         List<Future<?>> workers = new ArrayList<>();
@@ -331,8 +326,7 @@ abstract class FencedStoreContract {
                 await(go);
                 try {
                     Optional<BatchClaim> claim;
-                    while ((claim = allowed.again(() -> impatient.claimNext(owner, Duration.ofMinutes(5)), waits))
-                            .isPresent()) {
+                    while ((claim = impatient.claimNext(owner, Duration.ofMinutes(5))).isPresent()) {
                         assertThat(claim.get().fence()).isEqualTo(1);
                         if (batches.finish(claim.get(), "done by " + owner)) {
                             finished.computeIfAbsent(claim.get().batchId(), k -> new AtomicInteger())
@@ -353,9 +347,6 @@ abstract class FencedStoreContract {
         assertThat(finished.values())
                 .allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
         assertThat(batches.claimNext("late", Duration.ofSeconds(1))).isEmpty();
-        System.out.printf(
-                "1,000 batches, 8 claimers: %d claims met a lock on no other claimer's row and were made again%n",
-                waits.get());
     }
 
     /** A batch row locked by someone else is skipped at once, not waited for. */
@@ -514,8 +505,7 @@ abstract class FencedStoreContract {
 
     /**
      * Two sweepers at once over 50 expired slots: each slot taken over once, by one of them, and neither waited for
-     * the other (a lock timeout of 1 ms; the waits SKIP LOCKED cannot avoid, {@link ClaimWaits#of}, make it sweep
-     * again).
+     * the other (a lock timeout of 1 ms; the waits SKIP LOCKED cannot avoid the store makes again by itself).
      */
     @Test
     void concurrentSweepersNeverTakeTheSameSlot() throws Exception {
@@ -526,16 +516,13 @@ abstract class FencedStoreContract {
         }
         Thread.sleep(300); // stands for the crashed runners' silence, longer than their leases
         SlotRuns impatient = new SlotRuns(impatientDataSource(), IMPATIENT);
-        ClaimWaits allowed = ClaimWaits.of(impatientDataSource());
-        AtomicInteger waits = new AtomicInteger();
         ExecutorService pool = threads(2);
         CountDownLatch go = new CountDownLatch(1);
         List<Future<List<SlotClaim>>> sweeps = new ArrayList<>();
         for (String sweeper : List.of("sweeper-1", "sweeper-2")) {
             sweeps.add(pool.submit(() -> {
                 await(go);
-                // a sweep that met a lock on no row (PostgreSQL extending the table) wrote nothing: made again
-                return allowed.again(() -> impatient.sweep("report", sweeper, Duration.ofMinutes(5)), waits);
+                return impatient.sweep("report", sweeper, Duration.ofMinutes(5));
             }));
         }
         go.countDown();
@@ -545,7 +532,6 @@ abstract class FencedStoreContract {
         assertThat(taken).hasSize(50);
         assertThat(taken.stream().map(SlotClaim::slot).distinct()).hasSize(50);
         assertThat(taken).allSatisfy(claim -> assertThat(claim.fence()).isEqualTo(2));
-        System.out.printf("2 sweepers of 50 slots: %d sweeps met a lock on no row and were made again%n", waits.get());
     }
 
     // ---- bad input and faults -------------------------------------------------------------------------------

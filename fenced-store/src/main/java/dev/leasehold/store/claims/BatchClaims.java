@@ -50,7 +50,12 @@ import javax.sql.DataSource;
  * ended.
  *
  * <p>Failures. A {@link StoreException} whose {@link StoreException#retryable()} is true (a lock timeout, a
- * deadlock, a lost connection) kept nothing: the same call may be made again. IMPORTANT: in auto-commit mode each of
+ * deadlock, a lost connection) kept nothing: the same call may be made again. A claim ({@link #claimNext},
+ * {@link #claimUpTo}) never waits for a row another claimer holds, but on PostgreSQL SKIP LOCKED can still meet a
+ * short wait on no claimer's row (a row's update chain, the moment its claimer commits; the lock that extends the
+ * table): the store makes such a claim again by itself, as it does after a deadlock or a serialization failure, up to
+ * 5 attempts in all, and only then throws the retryable lock timeout ({@code docs/store.md}, "What the store
+ * retries"). IMPORTANT: in auto-commit mode each of
  * {@link #enqueue}, {@link #finish}, {@link #fail}, {@link #renew} (and on PostgreSQL
  * {@link #claimNext}, {@link #claimUpTo}, {@link #finishAll}, each one statement) commits on its own as the server
  * runs it; if the connection is lost after it was sent, the call throws {@link CommitOutcomeUnknownException}
@@ -149,14 +154,15 @@ public final class BatchClaims {
         String operation = "claiming a batch for '" + owner + "'";
         int maxAttempts = config.maxAttempts();
         Optional<BatchRow> claimed = context.jdbc()
-                .withConnection(
+                .withConnectionRetrying(
                         operation,
+                        context::skipLockedWait,
                         connection -> context.sql().claimsInOneStatement()
                                 ? context.sql().claimBatch(connection, owner, leaseMillis, maxAttempts)
                                 : null);
         if (claimed == null) {
-            claimed = context.jdbc()
-                    .inTransaction(operation, tx -> context.sql().claimBatch(tx, owner, leaseMillis, maxAttempts));
+            claimed = context.jdbc().inTransactionRetrying(operation, context::skipLockedWait, tx -> context.sql()
+                    .claimBatch(tx, owner, leaseMillis, maxAttempts));
         } // else one statement, committed on its own: one round trip
         return claimed.map(BatchClaims::claim);
     }
@@ -193,13 +199,14 @@ public final class BatchClaims {
         String operation = "claiming up to " + max + " batches for '" + owner + "'";
         int maxAttempts = config.maxAttempts();
         List<BatchRow> claimed = context.jdbc()
-                .withConnection(
+                .withConnectionRetrying(
                         operation,
+                        context::skipLockedWait,
                         connection -> context.sql().claimsInOneStatement()
                                 ? context.sql().claimBatches(connection, owner, leaseMillis, maxAttempts, max)
                                 : null);
         if (claimed == null) {
-            claimed = context.jdbc().inTransaction(operation, tx -> context.sql()
+            claimed = context.jdbc().inTransactionRetrying(operation, context::skipLockedWait, tx -> context.sql()
                     .claimBatches(tx, owner, leaseMillis, maxAttempts, max));
         } // else one statement, committed on its own: one round trip
         return claimed.stream().map(BatchClaims::claim).toList();

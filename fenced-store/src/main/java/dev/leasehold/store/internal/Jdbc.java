@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 
@@ -28,8 +29,9 @@ import javax.sql.DataSource;
  *       can never be committed by the restore;</li>
  *   <li>rolls back on ANY Throwable, then rethrows it unchanged (an {@link SQLException} becomes a
  *       {@link StoreException} naming the operation); a failed commit is a {@link CommitOutcomeUnknownException};</li>
- *   <li>retries the store's own statements a few times after a serialization failure or a deadlock (a new
- *       transaction each time); never a caller's work;</li>
+ *   <li>retries the store's own statements a few times ({@value #ATTEMPTS} attempts in all) after a serialization
+ *       failure or a deadlock, and after what the call adds ({@link #withConnectionRetrying}: a
+ *       claim's lock timeout that SKIP LOCKED cannot avoid), a new transaction each time; never a caller's work;</li>
  *   <li>lends the caller's work (see {@link #inTransaction(String, Body, Work)}) a {@link GuardedConnection} that
  *       cannot end or reconfigure the transaction; if the work swallowed such a refusal, everything is rolled back
  *       and a StoreException says so.</li>
@@ -58,7 +60,7 @@ public final class Jdbc {
         void accept(Connection connection) throws SQLException;
     }
 
-    /** Attempts of the store's own statements after serialization failures and deadlocks. */
+    /** Attempts of the store's own statements after serialization failures, deadlocks and what a call adds. */
     static final int ATTEMPTS = 5;
 
     private final DataSource dataSource;
@@ -74,7 +76,15 @@ public final class Jdbc {
 
     /** One transaction of the store's own statements: commit if {@code body} returns, roll back if it throws. */
     public <T> T inTransaction(String operation, Body<T> body) {
-        return run(operation, body, null, false);
+        return run(operation, body, null, false, NOTHING_MORE);
+    }
+
+    /**
+     * As {@link #inTransaction(String, Body)}, and {@code alsoRetried} names failures that the store's statements may
+     * simply run again after too (rolled back, a new transaction each time, {@value #ATTEMPTS} attempts in all).
+     */
+    public <T> T inTransactionRetrying(String operation, Predicate<SQLException> alsoRetried, Body<T> body) {
+        return run(operation, body, null, false, alsoRetried);
     }
 
     /**
@@ -82,7 +92,7 @@ public final class Jdbc {
      * {@code work} on a guarded connection (never retried), then commit.
      */
     public <T> T inTransaction(String operation, Body<?> check, Work<T> work) {
-        return run(operation, check, work, false);
+        return run(operation, check, work, false, NOTHING_MORE);
     }
 
     /**
@@ -95,13 +105,26 @@ public final class Jdbc {
      * {@link CommitOutcomeUnknownException}: in auto-commit mode it committed when it ran, and it may have run.
      */
     public <T> T withConnection(String operation, Body<T> body) {
-        return run(operation, body, null, true);
+        return run(operation, body, null, true, NOTHING_MORE);
     }
 
-    private <T> T run(String operation, Body<?> store, Work<T> work, boolean eachOnItsOwn) {
+    /**
+     * As {@link #withConnection(String, Body)}, and {@code alsoRetried} names failures after which the body may
+     * simply run again too: each must have kept nothing (a statement that failed, in its own rolled-back block).
+     */
+    public <T> T withConnectionRetrying(String operation, Predicate<SQLException> alsoRetried, Body<T> body) {
+        return run(operation, body, null, true, alsoRetried);
+    }
+
+    /** No failure retried beyond serialization failures and deadlocks. */
+    private static final Predicate<SQLException> NOTHING_MORE = e -> false;
+
+    private <T> T run(
+            String operation, Body<?> store, Work<T> work, boolean eachOnItsOwn, Predicate<SQLException> alsoRetried) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return Transaction.once(dataSource, onConnection, tx, operation, store, work, eachOnItsOwn);
+                return Transaction.once(
+                        dataSource, onConnection, tx, operation, store, work, eachOnItsOwn, alsoRetried);
             } catch (Transaction.Transient e) {
                 if (attempt == ATTEMPTS) {
                     throw new StoreException(operation + " (tried " + ATTEMPTS + " times)", e.sql);

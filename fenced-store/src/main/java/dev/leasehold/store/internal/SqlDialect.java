@@ -171,6 +171,19 @@ public abstract class SqlDialect {
             throws SQLException;
 
     /**
+     * Whether {@code e} is a lock timeout that a claim locking with SKIP LOCKED ({@link #claimBatch},
+     * {@link #claimBatches}, {@link #sweepSlots}, the outbox's claim) met although it skips every row another
+     * transaction holds: a wait on no claimer's row, which the claim runs again after, a bounded number of times
+     * ({@link Jdbc#withConnectionRetrying}). A statement that failed on a lock
+     * timeout kept nothing. None by default: on H2 and MariaDB/MySQL a SKIP LOCKED claim has nothing to wait for but
+     * a lock on the whole table (DDL), which reads like a row's wait and is left to the caller. PostgreSQL's are
+     * {@code PostgresSkipLockedWaits}.
+     */
+    public boolean skipLockedWait(SQLException e) {
+        return false;
+    }
+
+    /**
      * Whether {@link #claimBatch}, {@link #claimBatches} and {@link #finishBatches} are each one statement (then they
      * need no transaction of their own).
      */

@@ -78,6 +78,15 @@ public final class StoreContext {
     }
 
     /**
+     * Whether {@code e} is a lock timeout that a SKIP LOCKED claim met on no claimer's row ({@link
+     * SqlDialect#skipLockedWait}): every claim passes this to {@link Jdbc}, which makes the claim again, a bounded
+     * number of times, before the caller sees it.
+     */
+    public boolean skipLockedWait(SQLException e) {
+        return sql().skipLockedWait(e);
+    }
+
+    /**
      * The dialect, detected on {@code connection} if no connection told it yet: for SQL run on a connection that
      * another store object opened (the outbox's record inside a gate's transaction), where a second connection could
      * exhaust a pool of one.

@@ -4,6 +4,7 @@ import dev.leasehold.store.CommitOutcomeUnknownException;
 import dev.leasehold.store.StoreException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 
@@ -19,7 +20,10 @@ final class Transaction {
 
     private Transaction() {}
 
-    /** A serialization failure or deadlock of the store's own statements: rolled back, may run again. */
+    /**
+     * A serialization failure or deadlock of the store's own statements, or a failure the call's own predicate retries
+     * (a claim's lock timeout that SKIP LOCKED cannot avoid): rolled back, may run again.
+     */
     static final class Transient extends Exception {
         private static final long serialVersionUID = 1L;
         final transient SQLException sql;
@@ -38,7 +42,8 @@ final class Transaction {
             String operation,
             Jdbc.Body<?> store,
             Jdbc.Work<T> work,
-            boolean eachOnItsOwn)
+            boolean eachOnItsOwn,
+            Predicate<SQLException> alsoRetried)
             throws Transient {
         Connection connection;
         try {
@@ -59,7 +64,7 @@ final class Transaction {
                 autoCommit = connection.getAutoCommit();
                 if (autoCommit && eachOnItsOwn) {
                     restore = settings.enter(connection, false).restore();
-                    return (T) eachOnItsOwn(operation, connection, settings, restore, store);
+                    return (T) eachOnItsOwn(operation, connection, settings, restore, store, alsoRetried);
                 }
                 enteredNanos = System.nanoTime();
                 TxDialect.Entered entered = settings.enter(connection, autoCommit);
@@ -85,7 +90,7 @@ final class Transaction {
                     }
                 } catch (SQLException e) {
                     over = rollback(connection, e);
-                    if (SqlStates.of(e).retriedByTheStore() && over) {
+                    if (retried(e, alsoRetried) && over) {
                         throw new Transient(e);
                     }
                     throw failure(operation, e);
@@ -185,14 +190,19 @@ final class Transaction {
      * (a retry of a finish that did commit reports the claim lost; of an enqueue, a duplicate).
      */
     private static Object eachOnItsOwn(
-            String operation, Connection connection, TxDialect settings, TxDialect.Restore restore, Jdbc.Body<?> body)
+            String operation,
+            Connection connection,
+            TxDialect settings,
+            TxDialect.Restore restore,
+            Jdbc.Body<?> body,
+            Predicate<SQLException> alsoRetried)
             throws Transient {
         Connection each = Prologue.each(connection, settings.statementBegin(), settings.statementEnd());
         try {
             return body.apply(each);
         } catch (SQLException e) {
-            if (SqlStates.of(e).retriedByTheStore()) {
-                throw new Transient(e);
+            if (retried(e, alsoRetried)) {
+                throw new Transient(e); // the failed statement's block was rolled back: it kept nothing
             }
             if (SqlStates.of(e) == SqlStates.Kind.CONNECTION_LOST && Prologue.wrote(each)) {
                 throw new CommitOutcomeUnknownException(operation, STATEMENT_ANSWER_LOST, e);
@@ -201,6 +211,11 @@ final class Transaction {
         } finally {
             restore(connection, false, restore);
         }
+    }
+
+    /** Whether the store runs its own statements again after {@code e}: {@link SqlStates.Kind#retriedByTheStore()}. */
+    private static boolean retried(SQLException e, Predicate<SQLException> alsoRetried) {
+        return SqlStates.of(e).retriedByTheStore() || alsoRetried.test(e);
     }
 
     /**

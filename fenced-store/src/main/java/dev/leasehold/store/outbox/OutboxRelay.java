@@ -144,7 +144,7 @@ public final class OutboxRelay {
         long leaseMillis = config.lease().toMillis();
         String operation = "claiming an outbox intent for relay '" + relayId + "'";
         Optional<OutboxClaim> claimed = context.jdbc()
-                .inTransaction(operation, tx -> sql.claim(tx, relayId, leaseMillis))
+                .inTransactionRetrying(operation, context::skipLockedWait, tx -> sql.claim(tx, relayId, leaseMillis))
                 .map(row -> new OutboxClaim(
                         new IdempotencyKey(row.key()),
                         row.destination(),

@@ -161,8 +161,9 @@ public final class SlotRuns {
         long leaseMillis = Args.leaseMillis(lease);
         return context
                 .jdbc()
-                .inTransaction("sweeping expired slots of '" + job + "'", tx -> context.sql()
-                        .sweepSlots(tx, job, runner, leaseMillis, config.sweepLimit()))
+                .inTransactionRetrying(
+                        "sweeping expired slots of '" + job + "'", context::skipLockedWait, tx -> context.sql()
+                                .sweepSlots(tx, job, runner, leaseMillis, config.sweepLimit()))
                 .stream()
                 .map(row -> new SlotClaim(row.job(), row.slot(), row.runner(), row.fence()))
                 .toList();

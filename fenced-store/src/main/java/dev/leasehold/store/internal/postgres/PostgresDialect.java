@@ -132,6 +132,12 @@ public final class PostgresDialect extends SqlDialect {
         return true;
     }
 
+    /** A lock timeout on a row's update chain or on no row: {@link PostgresSkipLockedWaits}. */
+    @Override
+    public boolean skipLockedWait(SQLException e) {
+        return PostgresSkipLockedWaits.onNoClaimersRow(e);
+    }
+
     /** The expired slots are picked once, in a MATERIALIZED CTE, so the limit holds (see claimBatch). */
     @Override
     public List<SlotRow> sweepSlots(Connection tx, String job, String runner, long leaseMillis, int limit)

@@ -1,9 +1,10 @@
-package dev.leasehold.store.testing;
+package dev.leasehold.store.internal.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.leasehold.store.StoreException;
+import dev.leasehold.store.testing.SharedPostgres;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -14,10 +15,11 @@ import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
 
 /**
- * The claim tests' reading of PostgreSQL's lock timeouts, on real ones: a wait on a row another session holds fails
- * a claim test; a wait on a lock on a whole table is allowed; a failure that is no lock timeout is not.
+ * The store's reading of PostgreSQL's lock timeouts in a claim, on real ones: a wait on a row another session holds is
+ * not retried (under SKIP LOCKED it would be a defect the caller must see); a wait on a lock on no row, and a wait on
+ * a row's update chain, are; a failure that is no lock timeout is not.
  */
-class PostgresLockWaitsTest {
+class PostgresSkipLockedWaitsTest {
 
     private static DataSource holder;
     private static DataSource impatient;
@@ -34,52 +36,57 @@ class PostgresLockWaitsTest {
     }
 
     @Test
-    void aWaitOnARowAnotherSessionHoldsIsAClaimersRow() throws SQLException {
-        StoreException failure = whileHolding(
+    void aWaitOnARowAnotherSessionHoldsIsNotRetried() throws SQLException {
+        SQLException failure = whileHolding(
                 "SELECT id FROM rows_held WHERE id = 1 FOR UPDATE", "SELECT id FROM rows_held WHERE id = 1 FOR UPDATE");
 
-        assertThat(PostgresLockWaits.CLAIMS.onNoClaimersRow(failure)).isFalse();
-        assertThat(PostgresLockWaits.CLAIMS.where(failure)).startsWith("where: while locking tuple");
+        assertThat(failure.getMessage()).contains("while locking tuple");
+        assertThat(PostgresSkipLockedWaits.onNoClaimersRow(failure)).isFalse();
     }
 
     /**
      * A wait on a row's update chain (a claimer that committed an instant before, now finishing), as PostgreSQL words
-     * it; made from the server's message, as its timing cannot be arranged from outside.
+     * it; made from the server's message, as its timing cannot be arranged from outside (see
+     * {@code PostgresClaimRetryTest}).
      */
     @Test
-    void aWaitOnTheUpdateChainOfARowIsOnNoClaimersRow() {
+    void aWaitOnTheUpdateChainOfARowIsRetried() {
         String server = "SERROR\0C55P03\0Mcanceling statement due to lock timeout\0"
                 + "Wwhile locking updated version (0,2) of tuple in relation \"leasehold_batches\"\0\0";
-        StoreException failure = new StoreException("claiming", new PSQLException(new ServerErrorMessage(server)));
+        SQLException failure = new PSQLException(new ServerErrorMessage(server));
 
-        assertThat(PostgresLockWaits.CLAIMS.onNoClaimersRow(failure)).isTrue();
-        assertThat(PostgresLockWaits.CLAIMS.where(failure)).startsWith("where: " + PostgresLockWaits.UPDATE_CHAIN);
+        assertThat(failure.getMessage()).contains(PostgresSkipLockedWaits.UPDATE_CHAIN);
+        assertThat(PostgresSkipLockedWaits.onNoClaimersRow(failure)).isTrue();
+        assertThat(PostgresSkipLockedWaits.onNoClaimersRow(new SQLException("claiming", failure)))
+                .as("found among the causes")
+                .isTrue();
     }
 
-    /** A wait with no error context: a table lock here; in the claim tests, the lock that extends a table. */
+    /** A wait with no row in its context: a table lock here; in a claim, the lock that extends a table. */
     @Test
-    void aWaitWithNoErrorContextIsOnNoClaimersRow() throws SQLException {
-        StoreException failure =
+    void aWaitOnNoRowIsRetried() throws SQLException {
+        SQLException failure =
                 whileHolding("LOCK TABLE rows_held IN ACCESS EXCLUSIVE MODE", "SELECT id FROM rows_held");
 
-        assertThat(PostgresLockWaits.CLAIMS.onNoClaimersRow(failure)).isTrue();
-        assertThat(PostgresLockWaits.CLAIMS.where(failure)).isEmpty();
+        assertThat(PostgresSkipLockedWaits.onNoClaimersRow(failure)).isTrue();
+        assertThat(new PostgresDialect(new dev.leasehold.store.internal.Tables("leasehold_")).skipLockedWait(failure))
+                .as("the dialect's answer")
+                .isTrue();
     }
 
     @Test
-    void aFailureThatIsNoLockTimeoutIsNotAllowed() throws SQLException {
+    void aFailureThatIsNoLockTimeoutIsNotRetried() throws SQLException {
         try (Connection c = impatient.getConnection();
                 Statement s = c.createStatement()) {
-            SQLException cause = catchThrowableOfType(SQLException.class, () -> s.execute("SELECT 1 / 0"));
-            StoreException failure = new StoreException("dividing", cause);
+            SQLException failure = catchThrowableOfType(SQLException.class, () -> s.execute("SELECT 1 / 0"));
 
-            assertThat(PostgresLockWaits.CLAIMS.onNoClaimersRow(failure)).isFalse();
-            assertThat(ClaimWaits.NONE.onNoClaimersRow(failure)).isFalse();
+            assertThat(PostgresSkipLockedWaits.onNoClaimersRow(failure)).isFalse();
+            assertThat(new StoreException("dividing", failure).retryable()).isFalse();
         }
     }
 
-    /** The lock timeout {@code waiter} meets, as a store reports it, while another session holds {@code lock}. */
-    private static StoreException whileHolding(String lock, String waiter) throws SQLException {
+    /** The lock timeout {@code waiter} meets while another session holds {@code lock}. */
+    private static SQLException whileHolding(String lock, String waiter) throws SQLException {
         try (Connection owner = holder.getConnection();
                 Statement locking = owner.createStatement()) {
             owner.setAutoCommit(false);
@@ -89,7 +96,7 @@ class PostgresLockWaitsTest {
                 SQLException cause = catchThrowableOfType(SQLException.class, () -> s.execute(waiter));
                 assertThat((Throwable) cause).as("the waiter's lock timeout").isNotNull();
                 assertThat(cause.getSQLState()).isEqualTo("55P03");
-                return new StoreException("claiming", cause);
+                return cause;
             } finally {
                 owner.rollback();
             }
