@@ -302,15 +302,15 @@ abstract class FencedStoreContract {
     // ---- BatchClaims ----------------------------------------------------------------------------------------
 
     /**
-     * 8 threads claim from 1,000 batches: each batch finished exactly once, and no claim ever waited on another claim
+     * 8 threads claim from 400 batches: each batch finished exactly once, and no claim ever waited on another claim
      * (claims go through a data source that fails any statement waiting more than 1 ms for a lock). Finishes use the
      * normal data source: on H2 a finish can wait for microseconds behind a claimer that locked the row and let it go.
      * The waits SKIP LOCKED cannot avoid (on PostgreSQL, for the finish of a batch claimed an instant before, and for
      * the lock that extends a table) the store makes again by itself: the test calls it as a user would.
      */
     @Test
-    void eightClaimersFinishEachOfAThousandBatchesExactlyOnce() throws Exception {
-        for (int i = 0; i < 1000; i++) {
+    void eightClaimersFinishEachOfFourHundredBatchesExactlyOnce() throws Exception {
+        for (int i = 0; i < 400; i++) {
             batches.enqueue(String.format("batch-%04d", i), "payload-" + i);
         }
         // the store sets its own lock timeout per transaction: 1 ms here, so that any lock wait fails
@@ -343,7 +343,7 @@ abstract class FencedStoreContract {
             worker.get(60, TimeUnit.SECONDS);
         }
         assertThat(failures).isEmpty();
-        assertThat(finished).hasSize(1000);
+        assertThat(finished).hasSize(400);
         assertThat(finished.values())
                 .allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
         assertThat(batches.claimNext("late", Duration.ofSeconds(1))).isEmpty();
@@ -421,12 +421,12 @@ abstract class FencedStoreContract {
 
     // ---- SlotRuns -------------------------------------------------------------------------------------------
 
-    /** 10 threads race for each of 100 slots: exactly one winner per slot, losers get empty (no exception). */
+    /** 10 threads race for each of 40 slots: exactly one winner per slot, losers get empty (no exception). */
     @Test
-    void tenRacersPerSlotExactlyOneWinnerForEachOfAHundredSlots() throws Exception {
+    void tenRacersPerSlotExactlyOneWinnerForEachOfFortySlots() throws Exception {
         ExecutorService pool = threads(10);
         Instant base = Instant.parse("2026-11-29T03:00:00Z");
-        for (int s = 0; s < 100; s++) {
+        for (int s = 0; s < 40; s++) {
             Instant slot = base.plusSeconds(60L * s);
             CountDownLatch go = new CountDownLatch(1);
             List<Future<Optional<SlotClaim>>> racers = new ArrayList<>();
