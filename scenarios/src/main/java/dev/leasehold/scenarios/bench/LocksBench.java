@@ -22,20 +22,25 @@ import org.apache.curator.framework.CuratorFramework;
  *   <li><b>one key</b>: the 8 threads contend on one lock object, so what is measured is how fast the lock passes
  *       from thread to thread; ratios are printed, without a goal.</li>
  * </ul>
- * The two sides alternate round by round (A B, B A, ...) after a warm-up of both. Where the time goes: {@link #NOTE}.
+ * The two sides alternate round by round (A B, B A, ...; 11 rounds on the database, 21 on ZooKeeper) after a warm-up
+ * of both. Where the time goes: {@link #NOTE}.
  */
 final class LocksBench {
 
     /** The report's closing note: what "threads" means here and where the time goes. */
     static final String NOTE = "locks: \"8 threads, distinct keys\" is 8 threads each locking a key of its own (the"
             + " per-operation cost, where the goals are); \"8 threads, one key\" is 8 threads contending on one lock"
-            + " object (the handoff; no goal). Database: FencedLockRegistry.jdbc makes one autocommit UPDATE per lock"
-            + " (LeaseLock.tryLock, which returns the token) and one per unlock; JdbcLockRegistry 7.0 runs its lock in"
-            + " a READ_COMMITTED transaction (the isolation read with SHOW, an UPDATE that finds no row because unlock"
-            + " deleted it, an INSERT, a COMMIT) and its unlock in another (DELETE, COMMIT). Both commit twice per"
-            + " cycle, a WAL flush each with synchronous_commit=on, which bounds both. ZooKeeper: FencedMutex is"
-            + " Curator's mutex plus the Stat of the create that Curator asks for anyway, so the same requests per"
-            + " cycle; its extra cost is in this JVM (a Curator mutex and a hold record per hold, a token read).";
+            + " object (the handoff; no goal). Database (as PostgreSQL's log_statement=all shows):"
+            + " FencedLockRegistry.jdbc sends one autocommit UPDATE per lock (LeaseLock.tryLock, returning the token)"
+            + " and one per unlock, 2 round trips a cycle; JdbcLockRegistry 7.0 locks in a READ_COMMITTED transaction"
+            + " (SHOW TRANSACTION ISOLATION LEVEL; BEGIN with an UPDATE that finds no row, as unlock deleted it; an"
+            + " INSERT; a COMMIT) and unlocks in another (BEGIN with a DELETE; a COMMIT), 6 round trips a cycle. Both"
+            + " commit twice a cycle, a WAL flush each with synchronous_commit=on, which bounds both. ZooKeeper:"
+            + " FencedMutex sends Curator's own requests (its create keeps the Stat the answer carries anyway), so what"
+            + " it adds is in this JVM: a Curator mutex and a hold record per hold, the token read from that Stat. On"
+            + " one key, a bare InterProcessMutex shared by the threads wakes every waiting thread at each release (its"
+            + " watcher calls notifyAll on the mutex's one LockInternals, and each waiter lists the children again);"
+            + " FencedMutex makes a Curator mutex per hold, so only the next waiter wakes.";
 
     private static final int[] THREADS = {1, 8};
 
@@ -50,8 +55,7 @@ final class LocksBench {
         List<AutoCloseable> closing = new ArrayList<>();
         try {
             List<Side> sides = LockSides.jdbc(db.pool(), prefix, closing);
-            // a commit is a WAL flush (milliseconds): fewer cycles than on ZooKeeper
-            return measure(sides, db.label(), "JdbcLockRegistry", 1.0, quick ? 20 : 200);
+            return measure(sides, db.label(), "JdbcLockRegistry", 1.0, quick ? 20 : 100, quick ? 1 : 11);
         } finally {
             closeAll(closing);
         }
@@ -62,7 +66,8 @@ final class LocksBench {
         List<AutoCloseable> closing = new ArrayList<>();
         try {
             List<Side> sides = LockSides.zookeeper(client, root, closing);
-            return measure(sides, where, "InterProcessMutex", 0.95, quick ? 20 : 200);
+            // a cycle takes milliseconds: more and shorter rounds, so that the load's swings fall on both sides alike
+            return measure(sides, where, "InterProcessMutex", 0.95, quick ? 20 : 50, quick ? 1 : 21);
         } finally {
             closeAll(closing);
         }
@@ -71,11 +76,12 @@ final class LocksBench {
     /**
      * Rows for sides.get(1) (the peer) and sides.get(0) (ours, with ratio and goal) at 1 thread, 8 threads on distinct
      * keys and 8 threads on one key; {@code perThread} cycles per thread per round on distinct keys, that many in all
-     * on one key (the threads take turns there, so more would only take longer).
+     * on one key (the threads take turns there, so more would only take longer). Many short rounds rather than a few
+     * long ones: on a shared machine the load swings within a run (rounds of one side measured 300 to 1,900
+     * lock+unlock/s at a load average of 27), and alternating many rounds spreads those swings over both sides.
      */
-    private List<Row> measure(List<Side> sides, String where, String peer, double goal, int perThread)
+    private List<Row> measure(List<Side> sides, String where, String peer, double goal, int perThread, int rounds)
             throws Exception {
-        int rounds = quick ? 1 : 5;
         List<List<Cycle>> distinct = new ArrayList<>();
         List<List<Cycle>> shared = new ArrayList<>();
         for (Side side : sides) {
