@@ -40,7 +40,8 @@ public final class Bench {
             "slots",
             "claim-backlog",
             "partitions",
-            "shedlock");
+            "shedlock",
+            "locks");
 
     private final PrintStream out;
 
@@ -117,6 +118,16 @@ public final class Bench {
                                                     "lhs" + Long.toString(System.nanoTime() % 1_000_000, 36) + "_")
                                             .run(db));
                                 }
+                            } else if (name.equals("locks")) {
+                                if (db.postgres()) {
+                                    rows.addAll(new LocksBench(quick)
+                                            .jdbc(db, "lhk" + Long.toString(System.nanoTime() % 1_000_000, 36) + "_"));
+                                } else if (db.mariaDb()) {
+                                    notes.add(
+                                            "locks: the database rows are measured on PostgreSQL only (JdbcLockRegistry"
+                                                    + " with the INT_LOCK table of spring-integration-jdbc's"
+                                                    + " schema-postgresql.sql)");
+                                }
                             } else if (db.postgres()) {
                                 rows.addAll(
                                         name.equals("claims")
@@ -132,6 +143,14 @@ public final class Bench {
                                 notes.add("claims rows are measured on PostgreSQL only (they compare with"
                                         + " db-scheduler there); on MariaDB the contract suite covers claimUpTo");
                             }
+                        }
+                        if (name.equals("locks")) {
+                            rows.addAll(new LocksBench(quick)
+                                    .zookeeper(
+                                            election.client(env.zkConnect()),
+                                            election.path("locks"),
+                                            env.embeddedZooKeeper() ? "one TestingServer" : "the --zk ensemble"));
+                            notes.add(LocksBench.NOTE);
                         }
                     }
                 }

@@ -150,8 +150,8 @@ public final class Main implements Callable<Integer> {
             name = "bench",
             mixinStandardHelpOptions = true,
             description = "Measures what fencing costs, side by side with plain Curator and plain JDBC: "
-                    + "handoff, failover, herd, fenced-write, claims, slots, claim-backlog, partitions, shedlock (all if none"
-                    + " named). The database rows run on H2 and an embedded PostgreSQL 17, or on H2 and the --jdbc"
+                    + "handoff, failover, herd, fenced-write, claims, slots, claim-backlog, partitions, shedlock, locks (all"
+                    + " if none named). The database rows run on H2 and an embedded PostgreSQL 17, or on H2 and the --jdbc"
                     + " database.")
     static final class BenchCommand implements Callable<Integer> {
         @ParentCommand

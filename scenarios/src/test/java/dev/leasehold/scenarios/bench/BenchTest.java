@@ -153,9 +153,56 @@ class BenchTest {
                     .containsPattern("\\| shedlock \\| JdbcFencedLockProvider over ShedLock" + where
                             + "[^\\n]*\\| \\d+\\.\\d+ \\| (met|MISSED): >= 1.0x ShedLock \\|");
         }
+        assertLockRows(table);
         assertThat(table)
                 .as("every comparison carries a ratio and a goal")
                 .containsPattern("\\| \\d+\\.\\d+ \\| (met|MISSED): ");
+    }
+
+    /**
+     * {@code bench --quick locks} alone (issue 45): both sides measured at 1 and 8 threads, on PostgreSQL and on
+     * ZooKeeper, with the ratio and the goal on our rows, and the note that says what "8 threads" means.
+     */
+    @Test
+    void quickLocksBenchMeasuresBothSidesWithTheirGoals() throws Exception {
+        NotRoot.require();
+        Path out = dir.resolve("locks.md");
+        Program program = Program.run("bench", "--quick", "--out", out.toString(), "locks");
+        assertThat(program.exitCode()).as(program.all()).isZero();
+        String table = Files.readString(out, StandardCharsets.UTF_8);
+        assertLockRows(table);
+        assertThat(table).as(table).doesNotContain("| shedlock |").doesNotContain("| handoff |");
+        assertThat(program.out())
+                .as("the goal lines print")
+                .containsPattern("(met|MISSED): >= 1\\.00x JdbcLockRegistry")
+                .containsPattern("(met|MISSED): >= 0\\.95x InterProcessMutex");
+    }
+
+    /** The rows of bench locks: each side measured (n and a rate above zero), ours with a ratio and a goal. */
+    private static void assertLockRows(String table) {
+        String measured = " \\| [1-9]\\d* \\| [1-9]\\d* lock\\+unlock/s \\|";
+        for (String[] pair : List.of(
+                new String[] {"JdbcLockRegistry", "FencedLockRegistry.jdbc", "\\(PostgreSQL [^|]*, ", "1.00x "},
+                new String[] {"InterProcessMutex", "FencedMutex", "\\(one TestingServer, ", "0.95x "})) {
+            for (String threads : List.of("1 thread, distinct keys\\)", "8 threads, distinct keys\\)")) {
+                assertThat(table)
+                        .as(table)
+                        .containsPattern("\\| locks \\| " + pair[0] + " " + pair[2] + threads + measured
+                                + " [^\\n]*\\|  \\|  \\|");
+                assertThat(table)
+                        .as(table)
+                        .containsPattern("\\| locks \\| " + Pattern.quote(pair[1]) + " over " + pair[0] + " " + pair[2]
+                                + threads + measured + "[^\\n]*\\| \\d+\\.\\d+ \\| (met|MISSED): >= "
+                                + Pattern.quote(pair[3] + pair[0]) + " \\|");
+            }
+            String oneKey = "8 threads, one key\\)";
+            assertThat(table).as(table).containsPattern("\\| locks \\| " + pair[0] + " " + pair[2] + oneKey + measured);
+            assertThat(table)
+                    .as(table)
+                    .containsPattern("\\| locks \\| " + Pattern.quote(pair[1]) + " over " + pair[0] + " " + pair[2]
+                            + oneKey + measured + "[^\\n]*\\| \\d+\\.\\d+ \\| no goal: contention \\|");
+        }
+        assertThat(table).as(table).contains("Note: locks: \"8 threads, distinct keys\" is 8 threads each locking");
     }
 
     @Test
