@@ -154,28 +154,13 @@ class BenchTest {
                             + "[^\\n]*\\| \\d+\\.\\d+ \\| (met|MISSED): >= 1.0x ShedLock \\|");
         }
         assertLockRows(table);
+        assertThat(program.out())
+                .as("the locks goal lines print")
+                .containsPattern("(met|MISSED): >= 1\\.00x JdbcLockRegistry")
+                .containsPattern("(met|MISSED): >= 0\\.95x InterProcessMutex");
         assertThat(table)
                 .as("every comparison carries a ratio and a goal")
                 .containsPattern("\\| \\d+\\.\\d+ \\| (met|MISSED): ");
-    }
-
-    /**
-     * {@code bench --quick locks} alone (issue 45): both sides measured at 1 and 8 threads, on PostgreSQL and on
-     * ZooKeeper, with the ratio and the goal on our rows, and the note that says what "8 threads" means.
-     */
-    @Test
-    void quickLocksBenchMeasuresBothSidesWithTheirGoals() throws Exception {
-        NotRoot.require();
-        Path out = dir.resolve("locks.md");
-        Program program = Program.run("bench", "--quick", "--out", out.toString(), "locks");
-        assertThat(program.exitCode()).as(program.all()).isZero();
-        String table = Files.readString(out, StandardCharsets.UTF_8);
-        assertLockRows(table);
-        assertThat(table).as(table).doesNotContain("| shedlock |").doesNotContain("| handoff |");
-        assertThat(program.out())
-                .as("the goal lines print")
-                .containsPattern("(met|MISSED): >= 1\\.00x JdbcLockRegistry")
-                .containsPattern("(met|MISSED): >= 0\\.95x InterProcessMutex");
     }
 
     /** The rows of bench locks: each side measured (n and a rate above zero), ours with a ratio and a goal. */
