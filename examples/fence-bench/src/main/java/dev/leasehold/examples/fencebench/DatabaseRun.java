@@ -2,11 +2,13 @@ package dev.leasehold.examples.fencebench;
 
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.StaleTokenException;
+import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import javax.sql.DataSource;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -51,8 +53,10 @@ record DatabaseRun(
     static final String ROUND_TRIP = "select 1 first (one round trip more)";
 
     /** Starts the service on {@code url}, measures, and closes it. */
-    static DatabaseRun on(String url, String user, String password, String where, BenchOptions options)
+    static DatabaseRun on(
+            String url, String user, String password, String where, BenchOptions options, PrintStream progress)
             throws Exception {
+        long started = System.nanoTime();
         int maxThreads =
                 options.threads().stream().mapToInt(Integer::intValue).max().orElse(1);
         List<String> properties = new ArrayList<>(List.of(
@@ -79,18 +83,27 @@ record DatabaseRun(
                 .web(WebApplicationType.NONE)
                 .properties(properties.toArray(String[]::new))
                 .run()) {
-            return measure(context, where, options);
+            progress.printf(Locale.ROOT, "  the service started in %.1f s%n", (System.nanoTime() - started) / 1e9);
+            return measure(context, where, options, progress);
         }
     }
 
-    private static DatabaseRun measure(ConfigurableApplicationContext context, String where, BenchOptions options)
+    private static DatabaseRun measure(
+            ConfigurableApplicationContext context, String where, BenchOptions options, PrintStream progress)
             throws Exception {
+        long started = System.nanoTime();
         JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
         FenceGate gate = context.getBean(FenceGate.class);
         Writes writes = context.getBean(Writes.class);
         PassedChecks checks = context.getBean(PassedChecks.class);
         String label = label(context.getBean(DataSource.class), jdbc) + where;
         long token = context.getBean(Leader.class).awaitGrant(60);
+        progress.printf(
+                Locale.ROOT,
+                "  %s: granted token %d after %.1f s; measuring%n",
+                label,
+                token,
+                (System.nanoTime() - started) / 1e9);
         jdbc.execute("create table if not exists " + Writes.JDBC_TABLE + " (id bigint generated always as identity"
                 + " primary key, thread int not null, token bigint not null)");
         jdbc.execute("truncate table " + Writes.JDBC_TABLE + ", fb_jpa_entry");
@@ -145,6 +158,7 @@ record DatabaseRun(
                     thread -> writes.jdbcPlain(thread, token),
                     thread -> writes.jdbcOneMoreRoundTrip(thread, token)));
         }
+        progress.printf(Locale.ROOT, "  measured in %.1f s%n", (System.nanoTime() - started) / 1e9);
         long passed = checks.passed() - checksBefore;
         long mark = gate.highestToken(Writes.RESOURCE).orElse(0);
         long jpaRows = 0;

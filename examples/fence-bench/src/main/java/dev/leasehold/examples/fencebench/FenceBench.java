@@ -49,17 +49,21 @@ final class FenceBench {
             notes.add("embedded PostgreSQL skipped: it refuses to run as root; run the bench as an unprivileged user");
         } else {
             progress.println("fence-bench: embedded PostgreSQL 17 ...");
+            long starting = System.nanoTime();
             // production durability: zonky turns synchronous_commit off by default
             try (EmbeddedPostgres postgres = EmbeddedPostgres.builder()
                     .setServerConfig("synchronous_commit", "on")
                     .setServerConfig("fsync", "on")
                     .start()) {
-                databases.add(DatabaseRun.on(postgres.getJdbcUrl("postgres", "postgres"), null, null, "", options));
+                progress.printf(Locale.ROOT, "  started in %.1f s%n", (System.nanoTime() - starting) / 1e9);
+                databases.add(
+                        DatabaseRun.on(postgres.getJdbcUrl("postgres", "postgres"), null, null, "", options, progress));
             }
         }
         if (options.jdbcUrl() != null) {
             progress.println("fence-bench: --jdbc ...");
-            databases.add(DatabaseRun.on(options.jdbcUrl(), options.user(), options.password(), ", --jdbc", options));
+            databases.add(DatabaseRun.on(
+                    options.jdbcUrl(), options.user(), options.password(), ", --jdbc", options, progress));
         }
         List<Row> rows = new ArrayList<>();
         for (DatabaseRun database : databases) {
