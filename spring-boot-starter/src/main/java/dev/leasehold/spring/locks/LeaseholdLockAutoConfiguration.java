@@ -26,14 +26,21 @@ import org.springframework.integration.support.locks.LockRegistry;
  * A {@link FencedLockRegistry} bean when the application defines no {@link LockRegistry}: on ZooKeeper if the context
  * has a {@link CuratorFramework} (the starter's, from {@code leasehold.zookeeper.connect-string}, or the
  * application's), else on the {@link DataSource}; {@code leasehold.lock.backend} forces one. The database registry uses
- * the store's configuration (table prefix) and is created after the store's schema is installed.
+ * the store's configuration (table prefix) and is created after the store's schema is installed. Only with Curator on the
+ * class path, whatever the backend: {@code FencedLockRegistry.zookeeper} names {@code CuratorFramework}, and Spring
+ * cannot read the methods of a bean's class whose signatures name a missing class. Without Curator: add
+ * curator-framework (the registry then works on the database too), or use the store's {@code LeaseLock}.
  *
  * <p>Thread-safety: a configuration class; the registry is thread-safe.
  */
 @AutoConfiguration(
         after = {LeaseholdZookeeperAutoConfiguration.class, LeaseholdStoreAutoConfiguration.class},
         afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
-@ConditionalOnClass(LockRegistry.class)
+@ConditionalOnClass(
+        value = LockRegistry.class,
+        // FencedLockRegistry's zookeeper factory names CuratorFramework, and Spring reads every method of a bean's
+        // class: without Curator (optional) no registry bean could be made, even on the database (WithoutCuratorTest)
+        name = "org.apache.curator.framework.CuratorFramework")
 @EnableConfigurationProperties(LeaseholdLockProperties.class)
 public final class LeaseholdLockAutoConfiguration {
 

@@ -4,6 +4,7 @@ import dev.leasehold.shedlock.JdbcFencedLockProvider;
 import dev.leasehold.shedlock.ZookeeperFencedLockProvider;
 import dev.leasehold.spring.LeaseholdConfigurationException;
 import dev.leasehold.spring.LeaseholdShedLockProperties;
+import dev.leasehold.spring.internal.OptionalCurator;
 import dev.leasehold.spring.store.LeaseholdStoreAutoConfiguration;
 import dev.leasehold.spring.zookeeper.LeaseholdZookeeperAutoConfiguration;
 import dev.leasehold.store.StoreConfig;
@@ -46,8 +47,9 @@ public final class LeaseholdShedLockAutoConfiguration {
      * @param properties  the {@code leasehold.shedlock.*} properties
      * @param dataSources the application's data source, if it has exactly one
      * @param configs     the store's configuration (table prefix), if there is one
-     * @param beans       the bean factory, to create the store's schema bean first so the lease table exists
-     * @param clients     the Curator client (the starter's or the application's), if there is one
+     * @param beans       the bean factory, to create the store's schema bean first so the lease table exists, and to
+     *     find the Curator client (the starter's or the application's) if there is one and Curator is on the class
+     *     path ({@link OptionalCurator}: with the JDBC provider Curator is not needed)
      * @return the provider
      * @throws LeaseholdConfigurationException if the chosen provider's store is missing, or neither is there
      */
@@ -57,11 +59,10 @@ public final class LeaseholdShedLockAutoConfiguration {
             LeaseholdShedLockProperties properties,
             ObjectProvider<DataSource> dataSources,
             ObjectProvider<StoreConfig> configs,
-            BeanFactory beans,
-            ObjectProvider<CuratorFramework> clients) {
+            BeanFactory beans) {
         String provider = properties.provider();
         DataSource dataSource = dataSources.getIfUnique();
-        CuratorFramework client = clients.getIfUnique();
+        Object client = OptionalCurator.uniqueClient(beans);
         if (provider == null) {
             provider = dataSource != null
                     ? LeaseholdShedLockProperties.JDBC
@@ -94,6 +95,6 @@ public final class LeaseholdShedLockAutoConfiguration {
                             + " leasehold.shedlock.provider=jdbc.",
                     null);
         }
-        return new ZookeeperFencedLockProvider(client, properties.basePath());
+        return new ZookeeperFencedLockProvider((CuratorFramework) client, properties.basePath());
     }
 }
