@@ -8,18 +8,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StoreConfig;
 import dev.leasehold.store.StoreException;
-import java.io.File;
-import java.net.URL;
+import dev.leasehold.testkit.ClassPaths;
 import java.net.URLClassLoader;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import javax.sql.DataSource;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import org.junit.jupiter.api.Test;
@@ -109,16 +105,8 @@ class JdbcLockRowTest {
      */
     @Test
     void theJdbcProviderRunsWithoutCuratorOnTheClassPath() throws Exception {
-        List<URL> urls = new ArrayList<>();
-        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        for (String entry : classPath.split(File.pathSeparator)) {
-            String file = Path.of(entry).getFileName().toString();
-            if (!file.startsWith("curator-") && !file.startsWith("zookeeper")) {
-                urls.add(Path.of(entry).toUri().toURL());
-            }
-        }
         try (URLClassLoader loader =
-                new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
+                new URLClassLoader(ClassPaths.without("curator-", "zookeeper"), ClassLoader.getPlatformClassLoader())) {
             assertThatThrownBy(() -> Class.forName("org.apache.curator.framework.CuratorFramework", false, loader))
                     .isInstanceOf(ClassNotFoundException.class);
             Object token = loader.loadClass(WithoutCurator.class.getName())

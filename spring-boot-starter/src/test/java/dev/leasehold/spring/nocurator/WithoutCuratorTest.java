@@ -3,12 +3,8 @@ package dev.leasehold.spring.nocurator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.File;
-import java.net.URL;
+import dev.leasehold.testkit.ClassPaths;
 import java.net.URLClassLoader;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,18 +23,10 @@ class WithoutCuratorTest {
 
     @Test
     void theDatabaseBackendStartsWithoutCuratorOnTheClassPath() throws Exception {
-        List<URL> urls = new ArrayList<>();
-        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        for (String entry : classPath.split(File.pathSeparator)) {
-            String file = Path.of(entry).getFileName().toString();
-            if (!file.startsWith("curator-") && !file.startsWith("zookeeper")) {
-                urls.add(Path.of(entry).toUri().toURL());
-            }
-        }
         Thread self = Thread.currentThread();
         ClassLoader before = self.getContextClassLoader();
         try (URLClassLoader loader =
-                new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
+                new URLClassLoader(ClassPaths.without("curator-", "zookeeper"), ClassLoader.getPlatformClassLoader())) {
             assertThatThrownBy(() -> Class.forName("org.apache.curator.framework.CuratorFramework", false, loader))
                     .isInstanceOf(ClassNotFoundException.class);
             self.setContextClassLoader(loader);
