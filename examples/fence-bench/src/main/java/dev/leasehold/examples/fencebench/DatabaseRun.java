@@ -68,11 +68,7 @@ record DatabaseRun(
                 "spring.main.banner-mode=off",
                 "leasehold.election.backend=jdbc",
                 "leasehold.store.table-prefix=fb_",
-                "logging.level.root=warn",
-                // The bench takes no lock. The starter's lock auto-configuration names CuratorFramework in its bean
-                // method's signature and fails without Curator on the class path, on the jdbc backend too (found
-                // here, 2026-12-07; reported): off until it is fixed.
-                "spring.autoconfigure.exclude=dev.leasehold.spring.locks.LeaseholdLockAutoConfiguration"));
+                "logging.level.root=warn"));
         if (user != null) {
             properties.add("spring.datasource.username=" + user);
         }
