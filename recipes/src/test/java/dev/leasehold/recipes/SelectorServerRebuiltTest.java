@@ -3,6 +3,8 @@ package dev.leasehold.recipes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -59,14 +61,7 @@ class SelectorServerRebuiltTest extends ZkTestCase {
         CuratorFramework client = closeLater(Zk.client(server.getConnectString()));
         BlockingQueue<String> granted = new LinkedBlockingQueue<>();
         CountDownLatch interrupted = new CountDownLatch(1);
-        FencedLeaderSelector one = closeLater(
-                new FencedLeaderSelector(client, PATH, "one", new BlockingWork("one", granted, interrupted)));
-        FencedLeaderSelector two = closeLater(
-                new FencedLeaderSelector(client, PATH, "two", new BlockingWork("two", granted, interrupted)));
-        one.autoRequeue();
-        two.autoRequeue();
-        one.start();
-        two.start();
+        List<FencedLeaderSelector> both = startTwo(client, granted, interrupted);
         String first = next(granted);
 
         int port = server.getPort();
@@ -79,8 +74,8 @@ class SelectorServerRebuiltTest extends ZkTestCase {
                 true);
 
         String second = next(granted);
-        FencedLeaderSelector leader = second.equals("one") ? one : two;
-        FencedLeaderSelector other = leader == one ? two : one;
+        FencedLeaderSelector leader = named(both, second);
+        FencedLeaderSelector other = named(both, second.equals("one") ? "two" : "one");
         leader.close();
         assertThat(next(granted)).as("who leads after %s closed", second).isEqualTo(other.participantId());
         assertThat(other.hasLeadership()).isTrue();
@@ -98,17 +93,10 @@ class SelectorServerRebuiltTest extends ZkTestCase {
         CuratorFramework client = closeLater(Zk.client(server.getConnectString()));
         BlockingQueue<String> granted = new LinkedBlockingQueue<>();
         CountDownLatch interrupted = new CountDownLatch(1);
-        FencedLeaderSelector one = closeLater(
-                new FencedLeaderSelector(client, PATH, "one", new BlockingWork("one", granted, interrupted)));
-        FencedLeaderSelector two = closeLater(
-                new FencedLeaderSelector(client, PATH, "two", new BlockingWork("two", granted, interrupted)));
-        one.autoRequeue();
-        two.autoRequeue();
-        one.start();
-        two.start();
+        List<FencedLeaderSelector> both = startTwo(client, granted, interrupted);
         String first = next(granted);
-        FencedLeaderSelector leader = first.equals("one") ? one : two;
-        FencedLeaderSelector other = leader == one ? two : one;
+        FencedLeaderSelector leader = named(both, first);
+        FencedLeaderSelector other = named(both, first.equals("one") ? "two" : "one");
         leader.close();
         assertThat(interrupted.getCount())
                 .as("the closed leader's work was interrupted")
@@ -121,5 +109,28 @@ class SelectorServerRebuiltTest extends ZkTestCase {
         String id = granted.poll(30, TimeUnit.SECONDS);
         assertThat(id).as("a grant within 30 s").isNotNull();
         return id;
+    }
+
+    /** Two auto-requeued selectors, "one" and "two", on {@code client}, started, whose work blocks until interrupted. */
+    private List<FencedLeaderSelector> startTwo(
+            CuratorFramework client, BlockingQueue<String> granted, CountDownLatch interrupted) throws Exception {
+        List<FencedLeaderSelector> both = new ArrayList<>();
+        for (String id : List.of("one", "two")) {
+            FencedLeaderSelector selector =
+                    closeLater(new FencedLeaderSelector(client, PATH, id, new BlockingWork(id, granted, interrupted)));
+            selector.autoRequeue();
+            both.add(selector);
+        }
+        for (FencedLeaderSelector selector : both) {
+            selector.start();
+        }
+        return both;
+    }
+
+    private static FencedLeaderSelector named(List<FencedLeaderSelector> both, String id) {
+        return both.stream()
+                .filter(s -> s.participantId().equals(id))
+                .findFirst()
+                .orElseThrow();
     }
 }
