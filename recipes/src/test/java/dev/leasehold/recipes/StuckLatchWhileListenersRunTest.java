@@ -38,6 +38,12 @@ class StuckLatchWhileListenersRunTest extends ZkTestCase {
         FencedLeaderLatch b = closeLater(new FencedLeaderLatch(clientB, PATH, "b"));
         b.start();
         Zk.awaitChildren(observer, PATH, 2);
+        // b's node exists, but Curator learns its path in the create's callback. ZooKeeper answers a session's
+        // requests in order and Curator runs their callbacks in order on the session's event thread, so once a probe
+        // sent now on b's session is answered, the create's callback has run and the latch knows its node.
+        CountDownLatch probed = new CountDownLatch(1);
+        clientB.checkExists().inBackground((c, e) -> probed.countDown()).forPath(PATH);
+        assertThat(probed.await(Zk.WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
 
         ReplaceableLatch latch = (ReplaceableLatch) field(b, "latch");
         RecipeThread events = (RecipeThread) field(b, "events");
