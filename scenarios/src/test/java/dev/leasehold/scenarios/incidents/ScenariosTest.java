@@ -16,12 +16,16 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Each scenario on the embedded defaults (TestingServer + H2): the broken run reproduces its incident, the Leasehold
- * run holds its invariant, and the program exits 0 only then.
+ * run holds its invariant, and the program exits 0 only then. The scenarios run side by side (each program run has
+ * its own ZooKeeper, databases and child JVMs; junit-platform.properties bounds how many at once).
  */
 @Timeout(180)
+@Execution(ExecutionMode.CONCURRENT)
 class ScenariosTest {
 
     @TempDir
