@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
@@ -67,10 +68,7 @@ final class Nemesis {
      */
     long run(Ensemble ensemble, List<Participant> participants, Observations observations, int sessionMs)
             throws Exception {
-        this.ensemble = ensemble;
-        this.sessionMs = sessionMs;
-        this.participants = participants;
-        this.observations = observations;
+        attach(ensemble, participants, observations, sessionMs);
         this.failovers = config.database()
                 .patroniCluster()
                 .map(cluster -> new Failovers(cluster, participants, observations, sessionMs, this::say))
@@ -87,6 +85,14 @@ final class Nemesis {
         long stopped = System.nanoTime();
         heal();
         return stopped;
+    }
+
+    /** What the faults act on; {@link #run} attaches them itself. */
+    void attach(Ensemble ensemble, List<Participant> participants, Observations observations, int sessionMs) {
+        this.ensemble = ensemble;
+        this.sessionMs = sessionMs;
+        this.participants = participants;
+        this.observations = observations;
     }
 
     /** When it began injecting: the origin of its timed lines and of the checked period. */
@@ -111,7 +117,7 @@ final class Nemesis {
                 .collect(Collectors.joining(", "));
     }
 
-    private void inject(Fault fault) throws Exception {
+    void inject(Fault fault) throws Exception {
         switch (fault) {
             case PARTITION -> {
                 Participant victim = pick();
@@ -147,8 +153,10 @@ final class Nemesis {
                 bounce(spec);
             }
             case KILL_QUORUM_LEADER -> {
-                InstanceSpec leader = ensemble.quorumLeader().orElse(null);
-                if (leader != null) {
+                InstanceSpec leader = awaitQuorumLeader();
+                if (leader == null) {
+                    say("no quorum leader within " + 2L * sessionMs + " ms: nothing killed");
+                } else {
                     count(fault.label());
                     say("kill the quorum leader, server " + leader.getServerId());
                     bounce(leader);
@@ -230,6 +238,27 @@ final class Nemesis {
         for (Participant participant : participants) {
             participant.resume();
             participant.unpause();
+        }
+    }
+
+    /**
+     * The quorum's leader, waited for up to two sessions: right after a server was frozen, killed or restarted the
+     * servers may still be electing one (a campaign once found none and injected one fault fewer than its seed
+     * planned). Asks each server {@code srvr} every 100 ms: ZooKeeper tells a client nothing of a quorum election.
+     */
+    private InstanceSpec awaitQuorumLeader() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2L * sessionMs);
+        boolean said = false;
+        while (true) {
+            Optional<InstanceSpec> leader = ensemble.quorumLeader();
+            if (leader.isPresent() || System.nanoTime() >= deadline) {
+                return leader.orElse(null);
+            }
+            if (!said) {
+                say("no quorum leader yet: waiting for the servers to elect one");
+                said = true;
+            }
+            Thread.sleep(100); // the poll's interval
         }
     }
 
