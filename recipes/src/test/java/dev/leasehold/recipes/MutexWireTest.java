@@ -67,6 +67,11 @@ class MutexWireTest extends ZkTestCase {
      */
     @Test
     void theTokenCostsNoRequestBeyondPlainCurators() throws Exception {
+        // Both lock paths as persistent nodes, made by the observer: Curator would otherwise make them as containers,
+        // which the server reaps when empty (every 200 ms here, Zk), and a reap between two cycles costs the next
+        // acquire a failed create and the parents' creation again: counts that depend on timing, not on the recipe.
+        observer.create().creatingParentsIfNeeded().forPath("/plain/mutex");
+        observer.create().creatingParentsIfNeeded().forPath("/fenced/mutex");
         TcpProxy plainProxy = closeLater(TcpProxy.to(server.getConnectString()));
         CuratorFramework plainClient = closeLater(Zk.client(plainProxy.connectString()));
         InterProcessMutex plain = new InterProcessMutex(plainClient, "/plain/mutex");
