@@ -48,10 +48,12 @@ public final class DuplicateBatchScenario implements Scenario {
     private static final long WORK_MS = 300;
     private static final long LONG_WORK_MS = 2_000;
     private static final long RUN_FOR_MS = 3_300;
-    private static final long POD_A_START_MS = 449;
-    private static final long POD_B_START_MS = 799;
+    static final long POD_A_START_MS = 449;
+    static final long POD_B_START_MS = 799;
     private static final int BATCHES = 10;
     private static final String KEY = "lease:batch";
+    /** Replays of the broken run, at most, when the timers ran too late to play the incident out. */
+    private static final int ATTEMPTS = 3;
 
     @Override
     public String name() {
@@ -66,7 +68,11 @@ public final class DuplicateBatchScenario implements Scenario {
 
     @Override
     public List<RunResult> run(Env env) throws Exception {
-        return List.of(asItHappened(env), withLeasehold(env), LockAsItHappened.run(env), LockWithLeasehold.run(env));
+        return List.of(
+                asItHappened(env, POD_B_START_MS),
+                withLeasehold(env),
+                LockAsItHappened.run(env),
+                LockWithLeasehold.run(env));
     }
 
     // ---- as it happened -------------------------------------------------------------------------------------
@@ -84,6 +90,8 @@ public final class DuplicateBatchScenario implements Scenario {
         boolean expiredMidWork;
         boolean overlapped;
         boolean foreignDel;
+        /** Whether pod-A's long tick ended while pod-B held the lease, the incident's interleaving. */
+        boolean interleaved;
 
         Pods(Timeline timeline) {
             this.timeline = timeline;
@@ -150,7 +158,10 @@ public final class DuplicateBatchScenario implements Scenario {
             notifyAll();
         }
 
-        /** Waits until {@code pod} holds the lease in a running tick (the decisive step, ordered by an event). */
+        /**
+         * Waits until {@code pod} holds the lease in a running tick (the decisive step, ordered by an event), and
+         * records whether it did.
+         */
         synchronized void awaitHolder(String pod, long timeoutMillis) throws InterruptedException {
             long deadline = System.currentTimeMillis() + timeoutMillis;
             while (running.stream().noneMatch(t -> t.pod().equals(pod) && pod.equals(redis.get(KEY)))) {
@@ -160,6 +171,7 @@ public final class DuplicateBatchScenario implements Scenario {
                 }
                 wait(left);
             }
+            interleaved = true;
         }
 
         synchronized List<String> processedTwice() {
@@ -170,10 +182,33 @@ public final class DuplicateBatchScenario implements Scenario {
         }
     }
 
-    private RunResult asItHappened(Env env) throws InterruptedException {
-        Timeline timeline = new Timeline(NAME + ": as it happened", env.out(), List.of("pod-A", "pod-B"));
+    /**
+     * The broken run, replayed on real timers. pod-B takes the lease only in the 100 ms gaps pod-A's ticks leave
+     * (300 ms of work every 400 ms); on a machine busy enough to run the timers late, pod-B can miss every gap, and
+     * then the replay did not play the incident out (it says nothing of the code). Such a replay is said and run
+     * again, at most {@value #ATTEMPTS} times in all; the verdicts are the last replay's.
+     *
+     * @param podBStartMs when pod-B's timer first fires ({@value #POD_B_START_MS} ms: mid-gap); a test puts it inside
+     *                    pod-A's ticks to play a machine whose timers always run late
+     */
+    static RunResult asItHappened(Env env, long podBStartMs) throws InterruptedException {
         env.out().println("-- as it happened: Redis SET NX PX 1000 + DEL, setInterval(tick, 400)");
-        Pods pods = new Pods(timeline);
+        for (int attempt = 1; ; attempt++) {
+            Timeline timeline = new Timeline(NAME + ": as it happened", env.out(), List.of("pod-A", "pod-B"));
+            Pods pods = new Pods(timeline);
+            replay(timeline, pods, podBStartMs);
+            if (pods.interleaved || attempt == ATTEMPTS) {
+                return verdicts(env, timeline, pods);
+            }
+            env.out()
+                    .printf(
+                            "  the timers ran late on this busy machine: pod-B never got a gap to take the lease while"
+                                    + " tick#1 ran; replaying (attempt %d of %d)%n",
+                            attempt + 1, ATTEMPTS);
+        }
+    }
+
+    private static void replay(Timeline timeline, Pods pods, long podBStartMs) throws InterruptedException {
         AtomicBoolean podAHadLongTick = new AtomicBoolean();
         ExecutorService ticks = Executors.newCachedThreadPool();
         ScheduledExecutorService timer = Executors.newScheduledThreadPool(2);
@@ -193,8 +228,9 @@ public final class DuplicateBatchScenario implements Scenario {
                             try {
                                 if (pod.equals("pod-A") && podAHadLongTick.compareAndSet(false, true)) {
                                     Thread.sleep(LONG_WORK_MS); // the story's 2 s tick (GC pause, slow accounting API)
-                                    pods.awaitHolder(
-                                            "pod-B", 5_000); // it ends while pod-B holds the lease, as in the incident
+                                    // it ends while pod-B holds the lease, as in the incident; pod-B can take it only
+                                    // while the timers run (a late tick of the last period included)
+                                    pods.awaitHolder("pod-B", RUN_FOR_MS + PERIOD_MS - timeline.now());
                                 } else {
                                     Thread.sleep(WORK_MS); // the story's normal processing time
                                 }
@@ -204,7 +240,7 @@ public final class DuplicateBatchScenario implements Scenario {
                             timeline.end(work);
                             pods.finish(tick);
                         }),
-                        pod.equals("pod-A") ? POD_A_START_MS : POD_B_START_MS,
+                        pod.equals("pod-A") ? POD_A_START_MS : podBStartMs,
                         PERIOD_MS,
                         TimeUnit.MILLISECONDS);
             }
@@ -215,6 +251,9 @@ public final class DuplicateBatchScenario implements Scenario {
             ticks.awaitTermination(10, TimeUnit.SECONDS);
         }
         timeline.finish();
+    }
+
+    private static RunResult verdicts(Env env, Timeline timeline, Pods pods) {
         List<String> twice = pods.processedTwice();
         List<String> verdicts = List.of(
                 "batches processed twice: " + (twice.isEmpty() ? "none" : String.join(", ", twice)),
