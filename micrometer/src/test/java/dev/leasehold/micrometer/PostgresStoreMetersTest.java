@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
@@ -21,7 +22,9 @@ class PostgresStoreMetersTest extends StoreMetersContract {
         if ("root".equals(System.getProperty("user.name"))) {
             throw new IllegalStateException("PostgreSQL refuses to run as root: run the build as an unprivileged user");
         }
-        server = EmbeddedPostgres.builder().start();
+        server = EmbeddedPostgres.builder()
+                .setPGStartupWait(Duration.ofSeconds(60)) // zonky waits 10 s, too little on a busy machine
+                .start();
     }
 
     @AfterAll

@@ -3,6 +3,7 @@ package dev.leasehold.shedlock;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.leasehold.testkit.NotRoot;
+import dev.leasehold.testkit.PatientPostgres;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -46,7 +47,7 @@ final class TestDatabases {
         if (postgres == null) {
             NotRoot.require("the embedded PostgreSQL tests cannot start; run the build as an unprivileged user");
             try {
-                postgres = EmbeddedPostgres.builder().start();
+                postgres = PatientPostgres.builder().start();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

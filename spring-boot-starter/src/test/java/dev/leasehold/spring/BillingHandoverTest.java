@@ -7,6 +7,7 @@ import dev.leasehold.spring.actuate.LeaseholdInfoContributor;
 import dev.leasehold.spring.zookeeper.FencedLeaderInitiator;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.StaleTokenException;
+import dev.leasehold.testkit.PatientPostgres;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -72,7 +73,7 @@ class BillingHandoverTest {
             throw new IllegalStateException("PostgreSQL refuses to run as root: run the build as an unprivileged user"
                     + " (.ci/run does that when started as root)");
         }
-        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
+        try (EmbeddedPostgres postgres = PatientPostgres.builder().start()) {
             handover(postgres.getJdbcUrl("postgres", "postgres"));
         }
     }

@@ -172,7 +172,7 @@ public abstract class ChaosDatabase implements AutoCloseable {
         }
 
         private EmbeddedPostgres.Builder builder(int port) {
-            return EmbeddedPostgres.builder()
+            return PatientPostgres.builder()
                     .setDataDirectory(dataDirectory)
                     .setCleanDataDirectory(false)
                     .setPort(port)

@@ -1,6 +1,7 @@
 package dev.leasehold.store.testing;
 
 import dev.leasehold.testkit.NotRoot;
+import dev.leasehold.testkit.PatientPostgres;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,7 +16,7 @@ public final class EmbeddedPostgresSupport {
     public static EmbeddedPostgres start() throws IOException {
         NotRoot.require("the embedded PostgreSQL tests cannot start; run the build as an unprivileged user (.ci/run"
                 + " does that when started as root)");
-        return EmbeddedPostgres.builder().start();
+        return PatientPostgres.builder().start();
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.leasehold.scenarios.cli.Env;
 import dev.leasehold.store.Redaction;
 import dev.leasehold.testkit.LockedPostgres;
 import dev.leasehold.testkit.NotRoot;
+import dev.leasehold.testkit.PatientPostgres;
 import dev.leasehold.testkit.SimpleDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
@@ -86,7 +87,7 @@ public final class Bench {
                                     // production durability: zonky turns synchronous_commit off by default
                                     // only its random password lets anyone in (zonky's initdb trusts everyone)
                                     embedded = LockedPostgres.start(
-                                            EmbeddedPostgres.builder()
+                                            PatientPostgres.builder()
                                                     .setServerConfig("synchronous_commit", "on")
                                                     .setServerConfig("fsync", "on"),
                                             LockedPostgres.newPassword());

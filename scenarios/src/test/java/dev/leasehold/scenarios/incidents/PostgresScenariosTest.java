@@ -6,6 +6,7 @@ import dev.leasehold.scenarios.Scenario;
 import dev.leasehold.scenarios.cli.Program;
 import dev.leasehold.scenarios.incidents.dbfailover.DbFailoverScenario;
 import dev.leasehold.testkit.NotRoot;
+import dev.leasehold.testkit.PatientPostgres;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -70,7 +71,7 @@ class PostgresScenariosTest {
     @BeforeAll
     static void start() throws IOException {
         NotRoot.require();
-        postgres = EmbeddedPostgres.builder().start();
+        postgres = PatientPostgres.builder().start();
     }
 
     @AfterAll

@@ -10,6 +10,7 @@ import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.claims.BatchClaims;
 import dev.leasehold.store.slots.SlotRuns;
 import dev.leasehold.testkit.NotRoot;
+import dev.leasehold.testkit.PatientPostgres;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -201,7 +202,7 @@ class OpsCommandsTest {
     @Test
     void inspectAndRebaseOnPostgres() throws Exception {
         NotRoot.require();
-        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
+        try (EmbeddedPostgres postgres = PatientPostgres.builder().start()) {
             inspectAndRebase(postgres.getPostgresDatabase(), postgres.getJdbcUrl("postgres", "postgres"), new String[] {
                 "--user", "postgres"
             });

@@ -1,5 +1,6 @@
 package dev.leasehold.spring.fence;
 
+import dev.leasehold.testkit.PatientPostgres;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.sql.Connection;
@@ -16,7 +17,7 @@ class PostgresFencedTransactionsTest extends FencedTransactionsContract {
                     + " (.ci/run does that when started as root)");
         }
         try {
-            return EmbeddedPostgres.builder().start();
+            return PatientPostgres.builder().start();
         } catch (IOException e) {
             throw new IllegalStateException("embedded PostgreSQL did not start", e);
         }

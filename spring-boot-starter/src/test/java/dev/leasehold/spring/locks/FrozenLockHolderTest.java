@@ -9,6 +9,7 @@ import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.testkit.ChildJvm;
 import dev.leasehold.testkit.ChildLines;
+import dev.leasehold.testkit.PatientPostgres;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -51,7 +52,7 @@ class FrozenLockHolderTest {
 
     @BeforeAll
     static void servers() throws Exception {
-        postgres = EmbeddedPostgres.builder().start();
+        postgres = PatientPostgres.builder().start();
         FencedSchema.install(postgres.getPostgresDatabase());
         execute("CREATE TABLE batch (writer VARCHAR(20) NOT NULL, token BIGINT NOT NULL)");
         zookeeper = new TestingServer();

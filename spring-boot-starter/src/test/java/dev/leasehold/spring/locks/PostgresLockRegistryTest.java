@@ -1,6 +1,7 @@
 package dev.leasehold.spring.locks;
 
 import dev.leasehold.store.FencedSchema;
+import dev.leasehold.testkit.PatientPostgres;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import javax.sql.DataSource;
@@ -14,7 +15,7 @@ class PostgresLockRegistryTest extends JdbcLockRegistryContract {
 
     @BeforeAll
     static void start() throws IOException {
-        postgres = EmbeddedPostgres.builder().start();
+        postgres = PatientPostgres.builder().start();
         FencedSchema.install(postgres.getPostgresDatabase());
     }
 

@@ -7,6 +7,7 @@ import dev.leasehold.spring.lease.LeaseholdLeaseAutoConfiguration;
 import dev.leasehold.store.FenceGate;
 import dev.leasehold.store.FencedSchema;
 import dev.leasehold.store.StoreConfig;
+import dev.leasehold.testkit.PatientPostgres;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -50,7 +51,7 @@ class SchemaAtStartTest {
 
     @BeforeAll
     static void start() throws Exception {
-        postgres = EmbeddedPostgres.builder().start();
+        postgres = PatientPostgres.builder().start();
         FencedSchema.install(postgres.getPostgresDatabase(), StoreConfig.defaults()); // the DBA, once
         FencedSchema.install(
                 postgres.getPostgresDatabase(), StoreConfig.defaults().withTablePrefix("ungranted_"));

@@ -4,6 +4,7 @@ import dev.leasehold.store.Redaction;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,6 +53,7 @@ final class FenceBench {
             long starting = System.nanoTime();
             // production durability: zonky turns synchronous_commit off by default
             try (EmbeddedPostgres postgres = EmbeddedPostgres.builder()
+                    .setPGStartupWait(Duration.ofSeconds(60)) // zonky waits 10 s, too little on a busy machine
                     .setServerConfig("synchronous_commit", "on")
                     .setServerConfig("fsync", "on")
                     .start()) {

@@ -7,6 +7,7 @@ import dev.leasehold.examples.billing.Instances.Line;
 import dev.leasehold.testkit.ChildJvm;
 import dev.leasehold.testkit.LockedPostgres;
 import dev.leasehold.testkit.NotRoot;
+import dev.leasehold.testkit.PatientPostgres;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.InputStream;
@@ -82,7 +83,7 @@ class FrozenLeaderBillsNobodyTwiceTest {
         assumeTrue(ChildJvm.signalsSupported(), "kill -STOP / -CONT are needed");
         NotRoot.require("run the build as an unprivileged user");
         password = LockedPostgres.newPassword();
-        postgres = LockedPostgres.start(EmbeddedPostgres.builder(), password);
+        postgres = LockedPostgres.start(PatientPostgres.builder(), password);
         zookeeper = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1), true); // 400 ms..4 s
     }
 

@@ -13,6 +13,7 @@ import dev.leasehold.testkit.HistoryChecker;
 import dev.leasehold.testkit.HistoryTable;
 import dev.leasehold.testkit.LockedPostgres;
 import dev.leasehold.testkit.NotRoot;
+import dev.leasehold.testkit.PatientPostgres;
 import dev.leasehold.testkit.SimpleDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.util.List;
@@ -81,8 +82,7 @@ public final class DbLeaseScenario implements Scenario {
                             + " jdbc:postgresql:..., or run as an unprivileged user)");
             return null;
         }
-        try (EmbeddedPostgres postgres =
-                        LockedPostgres.start(EmbeddedPostgres.builder(), LockedPostgres.newPassword());
+        try (EmbeddedPostgres postgres = LockedPostgres.start(PatientPostgres.builder(), LockedPostgres.newPassword());
                 TransactionPooling pooler = new TransactionPooling(postgres.getPostgresDatabase(), 2)) {
             return new AdvisoryLockRun(env, standIn() + " on an embedded PostgreSQL 17").run(pooler);
         }
