@@ -238,8 +238,9 @@ public final class LeaseElection implements AutoCloseable {
     /**
      * Leaves the election. If this holder leads, the listeners hear {@code lost(token, CLOSED)}; after that call has
      * returned (the leader's work stopped), the lease is released, so that a follower leads within about one retry
-     * period. Waits for all of that, at most a lease duration (then the lease ends on its own), except when called
-     * from a listener, where it returns at once and the release follows that listener's calls. Idempotent.
+     * period. Waits for all of that, and for every listener call queued before it (a {@code lost(STALLED)} still
+     * being told, say), at most a lease duration (then the lease ends on its own), except when called from a listener,
+     * where it returns at once and the release follows that listener's calls. Idempotent.
      */
     @Override
     public void close() {
@@ -285,10 +286,10 @@ public final class LeaseElection implements AutoCloseable {
         }
     }
 
+    /** Ends both threads; {@link #close()} returns once the listener calls queued before this one have run. */
     private void shutdown() {
         loop.shutdown();
-        events.shutdown();
-        closed.complete(null);
+        events.shutdown(() -> closed.complete(null));
     }
 
     /**

@@ -75,8 +75,16 @@ final class LeaseEvents {
         return Thread.currentThread() == eventThread;
     }
 
-    /** Queued calls still run; delayed checks are dropped. */
-    void shutdown() {
+    /**
+     * Queued calls still run, then {@code last}; delayed checks are dropped. If already shut down, {@code last} runs
+     * at once, on the calling thread.
+     */
+    void shutdown(Runnable last) {
+        try {
+            thread.execute(() -> run(last));
+        } catch (RejectedExecutionException e) {
+            last.run();
+        }
         thread.shutdown();
     }
 
