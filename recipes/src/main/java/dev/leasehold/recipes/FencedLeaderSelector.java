@@ -99,6 +99,10 @@ public final class FencedLeaderSelector implements Closeable {
     private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.LATENT);
     private final SelectorGrant grant = new SelectorGrant();
     private volatile Thread leaderThread;
+    /** Taken to interrupt the leader's work and to end it: see {@link #interruptWork()}. */
+    private final Object workEnd = new Object();
+    /** Tests only: runs in {@link #interruptWork()} between reading the work's thread and interrupting it. */
+    volatile Runnable beforeWorkInterrupt = () -> {};
     /** The progress deadline (off unless set); see {@link #setProgressDeadline(Duration)}. */
     private final ProgressWatch progress = new ProgressWatch(this::onStalled);
 
@@ -414,10 +418,7 @@ public final class FencedLeaderSelector implements Closeable {
         if (taskEndsFirst) {
             // Leading, or Curator releasing the node: interrupt the work once; Curator's selector is closed when the
             // task ended (curatorTaskEnded), so Curator never interrupts that thread inside the release.
-            Thread worker = leaderThread;
-            if (worker != null) {
-                worker.interrupt();
-            }
+            interruptWork();
         } else if (closeCurator) {
             closeCuratorSelector(); // queued, not leading: Curator cancels the attempt, no leader work to hit
         }
@@ -479,13 +480,34 @@ public final class FencedLeaderSelector implements Closeable {
         }
     }
 
+    /**
+     * Any thread; waits only for the work's end to record itself. Interrupts the leader's work if it still runs. The
+     * work's end takes the same lock, so the interrupt never comes after the work returned: it would land in Curator's
+     * release of the node, after Curator cleared the flag, and fail its delete ({@code ERROR ... The leader threw an
+     * exception}, an {@code InterruptedException}), leaving the node to Curator's guaranteed delete in the background,
+     * or to the session's end if the client closes first. An interrupt sent before the work's end is cleared by
+     * Curator before its release.
+     *
+     * @return the thread that ran the leader's work, or null
+     */
+    private Thread interruptWork() {
+        synchronized (workEnd) {
+            Thread worker = leaderThread;
+            if (worker != null) {
+                beforeWorkInterrupt.run();
+                worker.interrupt();
+            }
+            return worker;
+        }
+    }
+
     /** Any thread; never blocks. Ends the current grant, voids token reads in flight, interrupts the work. */
     private void withdraw(LossCause cause, String why) {
         withdraw(cause, why, true);
     }
 
     /**
-     * Any thread; never blocks. Ends the current grant and voids token reads in flight; interrupts the work if asked.
+     * Any thread; never blocks but for the work's end (interruptWork). Ends the current grant and voids token reads in flight; interrupts the work if asked.
      *
      * @return the thread running the leader's work, or null
      */
@@ -495,10 +517,7 @@ public final class FencedLeaderSelector implements Closeable {
         if (withdrawn != null) {
             progress.notLeading();
         }
-        Thread worker = leaderThread;
-        if (worker != null && interrupt) {
-            worker.interrupt();
-        }
+        Thread worker = interrupt ? interruptWork() : leaderThread;
         if (withdrawn != null) {
             log.info("[{}] token {} withdrawn: {}", participantId, withdrawn.value(), why);
         }
@@ -600,7 +619,9 @@ public final class FencedLeaderSelector implements Closeable {
                         e);
                 throw e;
             } finally {
-                leaderThread = null;
+                synchronized (workEnd) {
+                    leaderThread = null; // no interrupt of ours comes after this: see interruptWork()
+                }
                 progress.notLeading();
                 grant.end(token);
                 log.info("[{}] leadership with token {} ended", participantId, token.value());
