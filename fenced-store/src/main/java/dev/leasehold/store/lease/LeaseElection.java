@@ -251,7 +251,10 @@ public final class LeaseElection implements AutoCloseable {
         loop.stop();
         long token = leadership.close();
         if (token == 0) {
-            loop.release(0, this::shutdown); // after the statement in flight: a take it won is released there
+            // After the listener calls queued now: a loss they tell (STALLED, say) queues its release when they
+            // returned, before the loop shuts down. Then after the statement in flight: a take it won is released
+            // there.
+            events.afterQueued(() -> loop.release(0, this::shutdown));
         }
         if (events.isEventThread() || loop.isLoopThread()) {
             return;

@@ -80,12 +80,17 @@ final class LeaseEvents {
      * at once, on the calling thread.
      */
     void shutdown(Runnable last) {
-        try {
-            thread.execute(() -> run(last));
-        } catch (RejectedExecutionException e) {
-            last.run();
-        }
+        afterQueued(last);
         thread.shutdown();
+    }
+
+    /** Runs {@code task} on the event thread after the calls queued now; at once, here, if shut down. */
+    void afterQueued(Runnable task) {
+        try {
+            thread.execute(() -> run(task));
+        } catch (RejectedExecutionException e) {
+            task.run();
+        }
     }
 
     private void submit(Runnable task) {
