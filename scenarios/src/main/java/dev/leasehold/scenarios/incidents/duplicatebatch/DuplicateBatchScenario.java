@@ -48,7 +48,7 @@ public final class DuplicateBatchScenario implements Scenario {
     private static final long WORK_MS = 300;
     private static final long LONG_WORK_MS = 2_000;
     private static final long RUN_FOR_MS = 3_300;
-    static final long POD_A_START_MS = 449;
+    private static final long POD_A_START_MS = 449;
     static final long POD_B_START_MS = 799;
     private static final int BATCHES = 10;
     private static final String KEY = "lease:batch";
@@ -188,8 +188,8 @@ public final class DuplicateBatchScenario implements Scenario {
      * then the replay did not play the incident out (it says nothing of the code). Such a replay is said and run
      * again, at most {@value #ATTEMPTS} times in all; the verdicts are the last replay's.
      *
-     * @param podBStartMs when pod-B's timer first fires ({@value #POD_B_START_MS} ms: mid-gap); a test puts it inside
-     *                    pod-A's ticks to play a machine whose timers always run late
+     * @param podBStartMs when pod-B's timer first fires ({@value #POD_B_START_MS} ms: mid-gap); a test puts it after
+     *                    the replay to play a machine whose timers run too late for pod-B to take the lease
      */
     static RunResult asItHappened(Env env, long podBStartMs) throws InterruptedException {
         env.out().println("-- as it happened: Redis SET NX PX 1000 + DEL, setInterval(tick, 400)");
