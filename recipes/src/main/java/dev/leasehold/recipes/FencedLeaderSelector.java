@@ -501,13 +501,17 @@ public final class FencedLeaderSelector implements Closeable {
         }
     }
 
-    /** Any thread; never blocks. Ends the current grant, voids token reads in flight, interrupts the work. */
+    /**
+     * Any thread; waits at most for the work's end to record itself ({@link #interruptWork()}). Ends the current
+     * grant, voids token reads in flight, interrupts the work.
+     */
     private void withdraw(LossCause cause, String why) {
         withdraw(cause, why, true);
     }
 
     /**
-     * Any thread; never blocks but for the work's end (interruptWork). Ends the current grant and voids token reads in flight; interrupts the work if asked.
+     * Any thread; waits at most for the work's end to record itself ({@link #interruptWork()}). Ends the current
+     * grant and voids token reads in flight; interrupts the work if asked.
      *
      * @return the thread running the leader's work, or null
      */
@@ -525,7 +529,7 @@ public final class FencedLeaderSelector implements Closeable {
     }
 
     /**
-     * On the watch's timer thread; never blocks. The grant of {@code token} made no progress: withdraw it, interrupt
+     * On the watch's timer thread; waits at most for the work's end to record itself. The grant of {@code token} made no progress: withdraw it, interrupt
      * the work, and delete our node now (in the background) so that the next participant leads even if the work
      * ignores the interrupt. Curator's own delete, when the work returns, then finds no node, which it ignores.
      */
