@@ -28,6 +28,47 @@ class FencedPartitionsTest extends ZkTestCase {
     }
 
     static void awaitBalanced(List<Member> members, int partitionCount) throws InterruptedException {
+        try {
+            awaitBalancedShares(members, partitionCount);
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "\n" + diagnosis(members), e);
+        }
+    }
+
+    /**
+     * What a failed wait needs to be understood after the fact (a CI run keeps only the message): each member's
+     * recipe, its client's connection and session, and what each recipe thread is doing.
+     */
+    private static String diagnosis(List<Member> members) {
+        StringBuilder text = new StringBuilder("diagnosis:");
+        for (Member m : members) {
+            String owners;
+            try {
+                owners = m.partitions().currentOwners().toString();
+            } catch (RuntimeException e) {
+                owners = "unread (" + e.getMessage() + ")";
+            }
+            text.append("\n  owns ")
+                    .append(m.partitions().owned().keySet())
+                    .append(", owners as ZooKeeper says ")
+                    .append(owners)
+                    .append(", connected ")
+                    .append(m.client().getZookeeperClient().isConnected())
+                    .append(", session 0x")
+                    .append(Long.toHexString(ElectionNodes.sessionId(m.client())));
+        }
+        Thread.getAllStackTraces().forEach((thread, stack) -> {
+            if (thread.getName().startsWith("leasehold-partitions-")) {
+                text.append("\n  ").append(thread.getName()).append(' ').append(thread.getState());
+                for (int i = 0; i < Math.min(12, stack.length); i++) {
+                    text.append("\n    at ").append(stack[i]);
+                }
+            }
+        });
+        return text.toString();
+    }
+
+    private static void awaitBalancedShares(List<Member> members, int partitionCount) throws InterruptedException {
         int n = members.size();
         for (Member m : members) {
             m.recorder()
