@@ -529,9 +529,10 @@ public final class FencedLeaderSelector implements Closeable {
     }
 
     /**
-     * On the watch's timer thread; waits at most for the work's end to record itself. The grant of {@code token} made no progress: withdraw it, interrupt
-     * the work, and delete our node now (in the background) so that the next participant leads even if the work
-     * ignores the interrupt. Curator's own delete, when the work returns, then finds no node, which it ignores.
+     * On the watch's timer thread; waits at most for the work's end to record itself. The grant of {@code token} made
+     * no progress: withdraw it, interrupt the work, and delete our node now (in the background) so that the next
+     * participant leads even if the work ignores the interrupt. Curator's own delete, when the work returns, then
+     * finds no node, which it ignores.
      */
     private void onStalled(FencingToken token, Duration idle) {
         if (grant.token() != token) {
